@@ -1,0 +1,327 @@
+/* driver_loop.c — the worker cycle of seed 000, shared by every kind of
+ * worker: get a task (local queue, then the contexts' policies), fetch its
+ * data to the worker's memory node, execute it through the driver, then
+ * terminate it. Also the application-driven drivers (starpu_driver_*).
+ *
+ * An idle worker first polls for a short while (real runs only: polling
+ * cannot advance simulated time), then announces itself idle and sleeps on
+ * its sched_cond; see workers.h for the wake-up handshake.
+ */
+#include "drivers/driver.h"
+#include "core/conf.h"
+#include "core/job.h"
+#include "core/rt.h"
+#include "core/workers.h"
+#include "data/data.h"
+#include "sched/sched.h"
+
+#include <errno.h>
+#include <string.h>
+
+static int should_stop(struct worker *w)
+{
+	if (!atomic_load_explicit(&rt.running, memory_order_acquire))
+		return 1;
+	return w->app_driven && atomic_load_explicit(&rt.drivers_termination_requested, memory_order_acquire);
+}
+
+/* Blocks while the runtime is paused (starpu_pause). */
+static void wait_if_paused(struct worker *w)
+{
+	os_mutex_lock(&rt.pause_mutex);
+	while (rt.pause_depth > 0 && !should_stop(w))
+		os_cond_wait(&rt.pause_cond, &rt.pause_mutex);
+	os_mutex_unlock(&rt.pause_mutex);
+}
+
+static int paused(void)
+{
+	return atomic_load_explicit(&rt.pause_depth, memory_order_seq_cst) > 0;
+}
+
+/* Pops a task unless the runtime is paused. The popping flag and
+ * pause_depth form a store-load pair with starpu_pause(): either the pause
+ * sees us popping and waits for the pop to end, or we see the pause. */
+static struct starpu_task *pop(struct worker *w)
+{
+	atomic_store_explicit(&w->popping, 1, memory_order_seq_cst);
+	struct starpu_task *task = paused() ? NULL : sched_pop_task(w);
+	atomic_store_explicit(&w->popping, 0, memory_order_release);
+	return task;
+}
+
+/* Announces w idle, looks for work a last time, and sleeps unless work
+ * arrived. Returns a task found on the way, or NULL once woken. */
+static struct starpu_task *worker_idle(struct worker *w)
+{
+	os_mutex_lock(&w->sched_mutex);
+	w->state_keep_awake = 0;
+	atomic_store_explicit(&w->status, WS_SLEEP_PENDING, memory_order_release);
+	os_mutex_unlock(&w->sched_mutex);
+	atomic_fetch_add_explicit(&rt_nidle, 1, memory_order_seq_cst);
+	/* Pairs with the fence in worker_wake_one_idle(). */
+	atomic_thread_fence(memory_order_seq_cst);
+
+	struct starpu_task *task = pop(w);
+
+	os_mutex_lock(&w->sched_mutex);
+	if (!task && !w->state_keep_awake && !should_stop(w))
+	{
+		atomic_store_explicit(&w->status, WS_SLEEPING, memory_order_release);
+		while (atomic_load_explicit(&w->status, memory_order_relaxed) == WS_SLEEPING && !should_stop(w))
+			os_cond_wait(&w->sched_cond, &w->sched_mutex);
+	}
+	atomic_store_explicit(&w->status, WS_RUNNING, memory_order_relaxed);
+	w->state_keep_awake = 0;
+	os_mutex_unlock(&w->sched_mutex);
+	atomic_fetch_sub_explicit(&rt_nidle, 1, memory_order_seq_cst);
+	return task;
+}
+
+/* Runs one popped task on w, up to handing it to termination. */
+static void execute_job(struct worker *w, struct job *job)
+{
+	struct starpu_task *task = job->task;
+	int impl = worker_first_impl(w, task);
+	if (job->nimpl && worker_can_execute(w, task, job->nimpl))
+		impl = (int) job->nimpl;	/* starpu_task_set_implementation */
+	if (impl < 0)
+	{
+		/* A policy handed us a task we cannot run: give it back. */
+		rt_error("worker %s was given task '%s' it cannot run; pushing it back", w->name, starpu_task_get_name(task));
+		sched_push_job(job);
+		return;
+	}
+	job->nimpl = (unsigned) impl;
+	job->worker = w;
+	task->status = STARPU_TASK_RUNNING;
+
+	struct rt_thread *t = &w->tstate;
+	if (task->prologue_callback_pop_func)
+	{
+		t->in_callback = 1;
+		t->current_task = task;
+		task->prologue_callback_pop_func(task->prologue_callback_pop_arg);
+		t->in_callback = 0;
+	}
+
+	int ret = data_fetch_for_job(job, w->memory_node);
+	if (ret)
+		rt_error("task '%s' not executed: its data could not be made available on %s (%d)",
+			 starpu_task_get_name(task), w->name, ret);
+	else
+	{
+		w->current_task = task;
+		t->current_task = task;
+		t->in_codelet = 1;
+		ret = w->drv->execute(w, job);
+		t->in_codelet = 0;
+		t->current_task = NULL;
+		w->current_task = NULL;
+		if (ret)
+			rt_error("task '%s' failed on %s (%d)", starpu_task_get_name(task), w->name, ret);
+		data_job_done_on_node(job, w->memory_node);
+	}
+	w->executed++;
+	if (task->cl)
+		task->cl->per_worker_stats[w->id]++;
+	job_term_release(job);
+}
+
+/* One cycle; with may_sleep, an idle worker sleeps until woken. */
+static int run_once(struct worker *w, int may_sleep)
+{
+	if (paused())
+	{
+		if (!may_sleep)
+			return 0;
+		wait_if_paused(w);
+	}
+	struct starpu_task *task = pop(w);
+	if (!task && may_sleep && !os_is_simulated())
+	{
+		/* Poll a little before paying for a sleep and a wake-up. */
+		unsigned spins = rt.conf.driver_spinning_backoff_max ? rt.conf.driver_spinning_backoff_max : 32;
+		for (unsigned i = 0; i < spins && !task && !should_stop(w); i++)
+		{
+			for (unsigned k = 0; k < (i + 1) * 8; k++)
+				os_cpu_relax();
+			task = pop(w);
+		}
+	}
+	if (!task && may_sleep)
+		task = worker_idle(w);
+	if (task)
+		execute_job(w, job_of(task));
+	return 0;
+}
+
+int drv_run_once(struct worker *w)
+{
+	return run_once(w, 1);
+}
+
+int drv_run(struct worker *w)
+{
+	while (!should_stop(w))
+		run_once(w, 1);
+	return 0;
+}
+
+void drv_post_exec(struct worker *w, struct job *j)
+{
+	(void) w;
+	job_term_release(j);
+}
+
+/* Called on the worker's thread (or the application thread driving it). */
+static int worker_start(struct worker *w)
+{
+	rt_thread_set(&w->tstate);
+	os_thread_setname(w->short_name);
+	if (!os_is_simulated() && !conf_nobind() && w->bindid >= 0)
+	{
+		int ret = topo_bind_self(w->bindid);
+		if (ret)
+			rt_warn("%s: could not bind to processing unit %d (%d)", w->name, w->bindid, ret);
+	}
+	atomic_store(&w->status, WS_RUNNING);
+	return w->drv->init ? w->drv->init(w) : 0;
+}
+
+static void worker_stop(struct worker *w)
+{
+	if (w->drv->deinit)
+		w->drv->deinit(w);
+	atomic_store(&w->status, WS_STOPPED);
+}
+
+/* Worker threads report their start here so that starpu_init returns with
+ * every worker ready. */
+static os_mutex_t start_mutex = OS_MUTEX_INITIALIZER;
+static os_cond_t start_cond = OS_COND_INITIALIZER;
+static unsigned nstarted;
+
+void drv_reset_start_count(void)
+{
+	os_mutex_lock(&start_mutex);
+	nstarted = 0;
+	os_mutex_unlock(&start_mutex);
+}
+
+void drv_wait_started(unsigned n)
+{
+	os_mutex_lock(&start_mutex);
+	while (nstarted < n)
+		os_cond_wait(&start_cond, &start_mutex);
+	os_mutex_unlock(&start_mutex);
+}
+
+void *drv_worker_thread(void *arg)
+{
+	struct worker *w = arg;
+	int ret = worker_start(w);
+	os_mutex_lock(&start_mutex);
+	nstarted++;
+	os_cond_broadcast(&start_cond);
+	os_mutex_unlock(&start_mutex);
+	if (ret)
+	{
+		rt_error("%s: driver %s failed to start (%d)", w->name, w->drv->name, ret);
+		return NULL;
+	}
+	if (w->drv->run)
+		w->drv->run(w);
+	else
+		drv_run(w);
+	worker_stop(w);
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Application-driven workers (starpu_driver.h). */
+
+static struct worker *app_worker(struct starpu_driver *d, const char *fn)
+{
+	if (!rt_is_up())
+	{
+		rt_error("%s: the runtime is not initialised (-ENODEV)", fn);
+		return NULL;
+	}
+	if (!d)
+	{
+		rt_error("%s: driver is NULL (-EINVAL)", fn);
+		return NULL;
+	}
+	for (unsigned i = 0; i < rt.nworkers; i++)
+	{
+		struct worker *w = &rt.workers[i];
+		if (w->arch == d->type && (unsigned) w->devid == d->id.cpu_id && w->app_driven)
+			return w;
+	}
+	rt_error("%s: no %s worker %u is left to the application (list it in conf.not_launched_drivers) (-EINVAL)",
+		 fn, starpu_worker_get_type_as_string(d->type), d->id.cpu_id);
+	return NULL;
+}
+
+int starpu_driver_init(struct starpu_driver *d)
+{
+	struct worker *w = app_worker(d, "starpu_driver_init");
+	if (!w)
+		return rt_is_up() ? -EINVAL : -ENODEV;
+	if (w->driver_initialized)
+		return 0;
+	w->thread = os_thread_self();
+	int ret = worker_start(w);
+	if (ret)
+		return ret;
+	w->driver_initialized = 1;
+	return 0;
+}
+
+int starpu_driver_run_once(struct starpu_driver *d)
+{
+	struct worker *w = app_worker(d, "starpu_driver_run_once");
+	if (!w)
+		return rt_is_up() ? -EINVAL : -ENODEV;
+	if (!w->driver_initialized)
+	{
+		rt_error("starpu_driver_run_once: call starpu_driver_init first (-EINVAL)");
+		return -EINVAL;
+	}
+	/* Without sleeping: the application decides when to call again. */
+	return run_once(w, 0);
+}
+
+int starpu_driver_deinit(struct starpu_driver *d)
+{
+	struct worker *w = app_worker(d, "starpu_driver_deinit");
+	if (!w)
+		return rt_is_up() ? -EINVAL : -ENODEV;
+	if (!w->driver_initialized)
+		return 0;
+	worker_stop(w);
+	w->driver_initialized = 0;
+	rt_thread_set(NULL);
+	return 0;
+}
+
+int starpu_driver_run(struct starpu_driver *d)
+{
+	int ret = starpu_driver_init(d);
+	if (ret)
+		return ret;
+	struct worker *w = app_worker(d, "starpu_driver_run");
+	while (!should_stop(w))
+		run_once(w, 1);
+	return starpu_driver_deinit(d);
+}
+
+void starpu_drivers_request_termination(void)
+{
+	atomic_store(&rt.drivers_termination_requested, 1);
+	worker_wake_all();
+	os_mutex_lock(&rt.pause_mutex);
+	os_cond_broadcast(&rt.pause_cond);
+	os_mutex_unlock(&rt.pause_mutex);
+}

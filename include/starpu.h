@@ -1,0 +1,130 @@
+/* starpu.h — the entry point of the StarPU 1.3 API as Vela provides it.
+ *
+ * Including this header gives the whole public API. starpu_init() starts the
+ * runtime: it discovers the machine (or, with STARPU_SIMGRID=1, reads the
+ * simulated one), creates the workers and the scheduling policy; after
+ * starpu_shutdown() the process may start it again.
+ */
+#ifndef STARPU_H
+#define STARPU_H
+
+#include <stdlib.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <starpu_config.h>
+#include <starpu_util.h>
+#include <starpu_thread.h>
+#include <starpu_thread_util.h>
+#include <starpu_data.h>
+#include <starpu_data_interfaces.h>
+#include <starpu_stdlib.h>
+#include <starpu_task_dep.h>
+#include <starpu_task.h>
+#include <starpu_worker.h>
+#include <starpu_perfmodel.h>
+#include <starpu_task_list.h>
+#include <starpu_task_util.h>
+#include <starpu_scheduler.h>
+#include <starpu_sched_ctx.h>
+#include <starpu_rand.h>
+#include <starpu_profiling.h>
+#include <starpu_driver.h>
+
+#ifdef __cplusplus
+extern "C"
+{
+#endif
+
+struct starpu_driver;
+struct starpu_sched_policy;
+
+/* Runtime configuration. Initialise with starpu_conf_init(): it sets every
+ * field to "unset" (-1 or NULL), meaning "use the environment, else the
+ * default". Environment variables override the fields unless
+ * precedence_over_environment_variables is set. */
+struct starpu_conf
+{
+	int magic;
+	int will_use_mpi;
+	/* Policy by name (STARPU_SCHED), or an application's own policy. */
+	const char *sched_policy_name;
+	struct starpu_sched_policy *sched_policy;
+	void (*sched_policy_init)(unsigned);
+	int precedence_over_environment_variables;
+
+	/* Worker counts (-1: default; STARPU_NCPU, STARPU_NCUDA, ...). */
+	int ncpus;
+	int reserve_ncpus;
+	int ncuda;
+	int nopencl;
+	int nmic;
+	int nmpi_ms;
+
+	/* Explicit binding of workers (STARPU_WORKERS_CPUID). */
+	unsigned use_explicit_workers_bindid;
+	unsigned workers_bindid[STARPU_NMAXWORKERS];
+	unsigned use_explicit_workers_cuda_gpuid;
+	unsigned workers_cuda_gpuid[STARPU_NMAXWORKERS];
+	unsigned use_explicit_workers_opencl_gpuid;
+	unsigned workers_opencl_gpuid[STARPU_NMAXWORKERS];
+	unsigned use_explicit_workers_mic_deviceid;
+	unsigned workers_mic_deviceid[STARPU_NMAXWORKERS];
+	unsigned use_explicit_workers_mpi_ms_deviceid;
+	unsigned workers_mpi_ms_deviceid[STARPU_NMAXWORKERS];
+
+	int bus_calibrate;		/* STARPU_BUS_CALIBRATE */
+	int calibrate;			/* STARPU_CALIBRATE */
+	int single_combined_worker;
+	char *mic_sink_program_path;
+	int disable_asynchronous_copy;
+	int disable_asynchronous_cuda_copy;
+	int disable_asynchronous_opencl_copy;
+	int disable_asynchronous_mic_copy;
+	int disable_asynchronous_mpi_ms_copy;
+	unsigned *cuda_opengl_interoperability;
+	unsigned n_cuda_opengl_interoperability;
+
+	/* Workers whose loop the application runs itself (starpu_driver.h). */
+	struct starpu_driver *not_launched_drivers;
+	unsigned n_not_launched_drivers;
+
+	uint64_t trace_buffer_size;
+	int global_sched_ctx_min_priority;
+	int global_sched_ctx_max_priority;
+	int catch_signals;
+	/* Real runs: how long an idle worker polls before sleeping. */
+	unsigned driver_spinning_backoff_min;
+	unsigned driver_spinning_backoff_max;
+};
+
+/* Fills conf with defaults; returns 0, or -EINVAL for a NULL conf. */
+int starpu_conf_init(struct starpu_conf *conf);
+
+/* Starts the runtime. Returns 0; -ENODEV when no worker can be started;
+ * -EINVAL for an invalid configuration or environment value (a message
+ * names it). conf may be NULL. */
+int starpu_init(struct starpu_conf *conf) STARPU_WARN_UNUSED_RESULT;
+/* Same, and may consume runtime options from the command line. */
+int starpu_initialize(struct starpu_conf *user_conf, int *argc, char ***argv);
+int starpu_is_initialized(void);
+void starpu_wait_initialized(void);
+/* Waits for the ready tasks to finish, stops the workers and frees the
+ * runtime. Tasks still blocked on dependencies are reported and dropped. */
+void starpu_shutdown(void);
+
+/* Workers stop taking new tasks until the matching starpu_resume();
+ * submission continues. Calls nest. */
+void starpu_pause(void);
+void starpu_resume(void);
+
+void starpu_topology_print(FILE *f);
+int starpu_asynchronous_copy_disabled(void);
+void starpu_display_stats(void);
+void starpu_get_version(int *major, int *minor, int *release);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STARPU_H */

@@ -1,0 +1,230 @@
+/* starpu_data_interfaces.h — data interfaces: how a kind of data (a
+ * variable, a vector, a matrix, ...) is described on each memory node.
+ *
+ * A handle keeps one interface structure per memory node; a codelet receives,
+ * for each buffer, the interface on the node it runs on and reads it with the
+ * STARPU_<KIND>_GET_* macros. An interface kind is defined by a
+ * starpu_data_interface_ops table: how to register, allocate, copy, measure
+ * and compare it. Applications may define their own kinds.
+ */
+#ifndef STARPU_DATA_INTERFACES_H
+#define STARPU_DATA_INTERFACES_H
+
+#include <starpu_config.h>
+#include <starpu_util.h>
+#include <starpu_data.h>
+#include <sys/types.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C"
+{
+#endif
+
+typedef ssize_t starpu_ssize_t;
+
+/* Copy methods between kinds of memory nodes. A method returns 0 when the
+ * copy is done, -EAGAIN when it was started asynchronously. any_to_any is
+ * the generic form the runtime prefers: it should copy with
+ * starpu_interface_copy(), which picks the right driver. */
+struct starpu_data_copy_methods
+{
+	int (*can_copy)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node, unsigned handling_node);
+	int (*ram_to_ram)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+	int (*ram_to_cuda)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+	int (*ram_to_opencl)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+	int (*ram_to_mic)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+	int (*cuda_to_ram)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+	int (*cuda_to_cuda)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+	int (*cuda_to_opencl)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+	int (*opencl_to_ram)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+	int (*opencl_to_cuda)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+	int (*opencl_to_opencl)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+	int (*mic_to_ram)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+	int (*ram_to_mpi_ms)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+	int (*mpi_ms_to_ram)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+	int (*mpi_ms_to_mpi_ms)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+	int (*ram_to_cuda_async)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node, void *stream_or_event);
+	int (*cuda_to_ram_async)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node, void *stream_or_event);
+	int (*cuda_to_cuda_async)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node, void *stream_or_event);
+	int (*ram_to_opencl_async)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node, void *stream_or_event);
+	int (*opencl_to_ram_async)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node, void *stream_or_event);
+	int (*opencl_to_opencl_async)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node, void *stream_or_event);
+	int (*ram_to_mpi_ms_async)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node, void *event);
+	int (*mpi_ms_to_ram_async)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node, void *event);
+	int (*mpi_ms_to_mpi_ms_async)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node, void *event);
+	int (*ram_to_mic_async)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+	int (*mic_to_ram_async)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
+	int (*any_to_any)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node, void *async_data);
+};
+
+enum starpu_data_interface_id
+{
+	STARPU_UNKNOWN_INTERFACE_ID = -1,
+	STARPU_MATRIX_INTERFACE_ID = 0,
+	STARPU_BLOCK_INTERFACE_ID = 1,
+	STARPU_VECTOR_INTERFACE_ID = 2,
+	STARPU_CSR_INTERFACE_ID = 3,
+	STARPU_BCSR_INTERFACE_ID = 4,
+	STARPU_VARIABLE_INTERFACE_ID = 5,
+	STARPU_VOID_INTERFACE_ID = 6,
+	STARPU_MULTIFORMAT_INTERFACE_ID = 7,
+	STARPU_COO_INTERFACE_ID = 8,
+	STARPU_MAX_INTERFACE_ID = 9
+};
+
+struct starpu_multiformat_data_interface_ops;
+
+struct starpu_data_interface_ops
+{
+	/* Fills the interface of every node from the home node's one. */
+	void (*register_data_handle)(starpu_data_handle_t handle, unsigned home_node, void *data_interface);
+	void (*unregister_data_handle)(starpu_data_handle_t handle);
+	/* Allocates the buffer(s) on node; returns the bytes allocated or
+	 * -ENOMEM. */
+	starpu_ssize_t (*allocate_data_on_node)(void *data_interface, unsigned node);
+	void (*free_data_on_node)(void *data_interface, unsigned node);
+	void (*init)(void *data_interface);
+	const struct starpu_data_copy_methods *copy_methods;
+	void *(*handle_to_pointer)(starpu_data_handle_t handle, unsigned node);
+	void *(*to_pointer)(void *data_interface, unsigned node);
+	int (*pointer_is_inside)(void *data_interface, unsigned node, void *ptr);
+	size_t (*get_size)(starpu_data_handle_t handle);
+	size_t (*get_alloc_size)(starpu_data_handle_t handle);
+	uint32_t (*footprint)(starpu_data_handle_t handle);
+	uint32_t (*alloc_footprint)(starpu_data_handle_t handle);
+	int (*compare)(void *data_interface_a, void *data_interface_b);
+	int (*alloc_compare)(void *data_interface_a, void *data_interface_b);
+	void (*display)(starpu_data_handle_t handle, FILE *f);
+	starpu_ssize_t (*describe)(void *data_interface, char *buf, size_t size);
+	enum starpu_data_interface_id interfaceid;
+	size_t interface_size;
+	char is_multiformat;
+	char dontcache;
+	struct starpu_multiformat_data_interface_ops *(*get_mf_ops)(void *data_interface);
+	int (*pack_data)(starpu_data_handle_t handle, unsigned node, void **ptr, starpu_ssize_t *count);
+	int (*unpack_data)(starpu_data_handle_t handle, unsigned node, void *ptr, size_t count);
+	char *name;
+};
+
+/* Registers data described by data_interface (for home_node) with the given
+ * kind. home_node -1: no initial copy, allocated on first write. */
+void starpu_data_register(starpu_data_handle_t *handleptr, int home_node, void *data_interface, struct starpu_data_interface_ops *ops);
+void starpu_data_register_same(starpu_data_handle_t *handledst, starpu_data_handle_t handlesrc);
+
+void *starpu_data_handle_to_pointer(starpu_data_handle_t handle, unsigned node);
+void *starpu_data_get_local_ptr(starpu_data_handle_t handle);
+void *starpu_data_get_interface_on_node(starpu_data_handle_t handle, unsigned memory_node);
+enum starpu_data_interface_id starpu_data_get_interface_id(starpu_data_handle_t handle);
+size_t starpu_data_get_size(starpu_data_handle_t handle);
+size_t starpu_data_get_alloc_size(starpu_data_handle_t handle);
+int starpu_data_get_home_node(starpu_data_handle_t handle);
+int starpu_data_interface_get_next_id(void);
+
+/* Copies size bytes between buffers of two memory nodes through the node
+ * drivers; with async_data NULL the copy is complete on return. */
+int starpu_interface_copy(uintptr_t src, size_t src_offset, unsigned src_node,
+			  uintptr_t dst, size_t dst_offset, unsigned dst_node,
+			  size_t size, void *async_data);
+/* numblocks blocks of blocksize bytes, ld_* bytes apart. */
+int starpu_interface_copy2d(uintptr_t src, size_t src_offset, unsigned src_node,
+			    uintptr_t dst, size_t dst_offset, unsigned dst_node,
+			    size_t blocksize, size_t numblocks, size_t ld_src, size_t ld_dst,
+			    void *async_data);
+
+/* Buffers on a memory node (through that node's driver). */
+uintptr_t starpu_malloc_on_node_flags(unsigned dst_node, size_t size, int flags);
+uintptr_t starpu_malloc_on_node(unsigned dst_node, size_t size);
+void starpu_free_on_node_flags(unsigned dst_node, uintptr_t addr, size_t size, int flags);
+void starpu_free_on_node(unsigned dst_node, uintptr_t addr, size_t size);
+
+/* Variable: one element of elemsize bytes. */
+extern struct starpu_data_interface_ops starpu_interface_variable_ops;
+struct starpu_variable_interface
+{
+	enum starpu_data_interface_id id;
+	uintptr_t ptr;
+	uintptr_t dev_handle;
+	size_t offset;
+	size_t elemsize;
+};
+void starpu_variable_data_register(starpu_data_handle_t *handle, int home_node, uintptr_t ptr, size_t size);
+void starpu_variable_ptr_register(starpu_data_handle_t handle, unsigned node, uintptr_t ptr, uintptr_t dev_handle, size_t offset);
+size_t starpu_variable_get_elemsize(starpu_data_handle_t handle);
+uintptr_t starpu_variable_get_local_ptr(starpu_data_handle_t handle);
+#define STARPU_VARIABLE_GET_PTR(interface) (((struct starpu_variable_interface *)(interface))->ptr)
+#define STARPU_VARIABLE_GET_OFFSET(interface) (((struct starpu_variable_interface *)(interface))->offset)
+#define STARPU_VARIABLE_GET_ELEMSIZE(interface) (((struct starpu_variable_interface *)(interface))->elemsize)
+#define STARPU_VARIABLE_GET_DEV_HANDLE(interface) (((struct starpu_variable_interface *)(interface))->dev_handle)
+
+/* Vector: nx contiguous elements of elemsize bytes. */
+extern struct starpu_data_interface_ops starpu_interface_vector_ops;
+struct starpu_vector_interface
+{
+	enum starpu_data_interface_id id;
+	uintptr_t ptr;
+	uintptr_t dev_handle;
+	size_t offset;
+	uint32_t nx;
+	size_t elemsize;
+	uint32_t slice_base;
+	size_t allocsize;
+};
+void starpu_vector_data_register(starpu_data_handle_t *handle, int home_node, uintptr_t ptr, uint32_t nx, size_t elemsize);
+void starpu_vector_data_register_allocsize(starpu_data_handle_t *handle, int home_node, uintptr_t ptr, uint32_t nx, size_t elemsize, size_t allocsize);
+void starpu_vector_ptr_register(starpu_data_handle_t handle, unsigned node, uintptr_t ptr, uintptr_t dev_handle, size_t offset);
+uint32_t starpu_vector_get_nx(starpu_data_handle_t handle);
+size_t starpu_vector_get_elemsize(starpu_data_handle_t handle);
+size_t starpu_vector_get_allocsize(starpu_data_handle_t handle);
+uintptr_t starpu_vector_get_local_ptr(starpu_data_handle_t handle);
+#define STARPU_VECTOR_GET_PTR(interface) (((struct starpu_vector_interface *)(interface))->ptr)
+#define STARPU_VECTOR_GET_DEV_HANDLE(interface) (((struct starpu_vector_interface *)(interface))->dev_handle)
+#define STARPU_VECTOR_GET_OFFSET(interface) (((struct starpu_vector_interface *)(interface))->offset)
+#define STARPU_VECTOR_GET_NX(interface) (((struct starpu_vector_interface *)(interface))->nx)
+#define STARPU_VECTOR_GET_ELEMSIZE(interface) (((struct starpu_vector_interface *)(interface))->elemsize)
+#define STARPU_VECTOR_GET_ALLOCSIZE(interface) (((struct starpu_vector_interface *)(interface))->allocsize)
+#define STARPU_VECTOR_GET_SLICE_BASE(interface) (((struct starpu_vector_interface *)(interface))->slice_base)
+#define STARPU_VECTOR_SET_NX(interface, newnx) do { ((struct starpu_vector_interface *)(interface))->nx = (newnx); } while (0)
+
+/* Matrix: ny columns of nx elements, column starts ld elements apart
+ * (column-major, as BLAS expects). */
+extern struct starpu_data_interface_ops starpu_interface_matrix_ops;
+struct starpu_matrix_interface
+{
+	enum starpu_data_interface_id id;
+	uintptr_t ptr;
+	uintptr_t dev_handle;
+	size_t offset;
+	uint32_t nx;
+	uint32_t ny;
+	uint32_t ld;
+	size_t elemsize;
+	size_t allocsize;
+};
+void starpu_matrix_data_register(starpu_data_handle_t *handle, int home_node, uintptr_t ptr, uint32_t ld, uint32_t nx, uint32_t ny, size_t elemsize);
+void starpu_matrix_data_register_allocsize(starpu_data_handle_t *handle, int home_node, uintptr_t ptr, uint32_t ld, uint32_t nx, uint32_t ny, size_t elemsize, size_t allocsize);
+void starpu_matrix_ptr_register(starpu_data_handle_t handle, unsigned node, uintptr_t ptr, uintptr_t dev_handle, size_t offset, uint32_t ld);
+uint32_t starpu_matrix_get_nx(starpu_data_handle_t handle);
+uint32_t starpu_matrix_get_ny(starpu_data_handle_t handle);
+uint32_t starpu_matrix_get_local_ld(starpu_data_handle_t handle);
+uintptr_t starpu_matrix_get_local_ptr(starpu_data_handle_t handle);
+size_t starpu_matrix_get_elemsize(starpu_data_handle_t handle);
+size_t starpu_matrix_get_allocsize(starpu_data_handle_t handle);
+#define STARPU_MATRIX_GET_PTR(interface) (((struct starpu_matrix_interface *)(interface))->ptr)
+#define STARPU_MATRIX_GET_DEV_HANDLE(interface) (((struct starpu_matrix_interface *)(interface))->dev_handle)
+#define STARPU_MATRIX_GET_OFFSET(interface) (((struct starpu_matrix_interface *)(interface))->offset)
+#define STARPU_MATRIX_GET_NX(interface) (((struct starpu_matrix_interface *)(interface))->nx)
+#define STARPU_MATRIX_GET_NY(interface) (((struct starpu_matrix_interface *)(interface))->ny)
+#define STARPU_MATRIX_GET_LD(interface) (((struct starpu_matrix_interface *)(interface))->ld)
+#define STARPU_MATRIX_GET_ELEMSIZE(interface) (((struct starpu_matrix_interface *)(interface))->elemsize)
+#define STARPU_MATRIX_GET_ALLOCSIZE(interface) (((struct starpu_matrix_interface *)(interface))->allocsize)
+#define STARPU_MATRIX_SET_NX(interface, newnx) do { ((struct starpu_matrix_interface *)(interface))->nx = (newnx); } while (0)
+#define STARPU_MATRIX_SET_NY(interface, newny) do { ((struct starpu_matrix_interface *)(interface))->ny = (newny); } while (0)
+#define STARPU_MATRIX_SET_LD(interface, newld) do { ((struct starpu_matrix_interface *)(interface))->ld = (newld); } while (0)
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STARPU_DATA_INTERFACES_H */

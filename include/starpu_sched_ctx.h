@@ -1,0 +1,73 @@
+/* starpu_sched_ctx.h — scheduling contexts.
+ *
+ * A scheduling context is a set of workers governed by one instance of a
+ * policy. The runtime starts with the global context (id 0) holding every
+ * worker; policies keep their per-instance state in the context's policy
+ * data and enumerate its workers through its worker collection.
+ */
+#ifndef STARPU_SCHED_CTX_H
+#define STARPU_SCHED_CTX_H
+
+#include <starpu_config.h>
+#include <starpu_worker.h>
+
+#ifdef __cplusplus
+extern "C"
+{
+#endif
+
+struct starpu_sched_policy;
+
+#define STARPU_SCHED_CTX_POLICY_NAME (1 << 16)
+#define STARPU_SCHED_CTX_POLICY_STRUCT (2 << 16)
+#define STARPU_SCHED_CTX_POLICY_MIN_PRIO (3 << 16)
+#define STARPU_SCHED_CTX_POLICY_MAX_PRIO (4 << 16)
+#define STARPU_SCHED_CTX_HIERARCHY_LEVEL (5 << 16)
+#define STARPU_SCHED_CTX_NESTED (6 << 16)
+#define STARPU_SCHED_CTX_AWAKE_WORKERS (7 << 16)
+#define STARPU_SCHED_CTX_POLICY_INIT (8 << 16)
+#define STARPU_SCHED_CTX_USER_DATA (9 << 16)
+#define STARPU_SCHED_CTX_CUDA_NSMS (10 << 16)
+#define STARPU_SCHED_CTX_SUB_CTXS (11 << 16)
+
+/* The context tasks of the calling thread go to (set_context), and the
+ * context a task was submitted to. */
+void starpu_sched_ctx_set_context(unsigned *sched_ctx_id);
+unsigned starpu_sched_ctx_get_context(void);
+
+unsigned starpu_sched_ctx_get_workers_list(unsigned sched_ctx_id, int **workerids);
+unsigned starpu_sched_ctx_get_workers_list_raw(unsigned sched_ctx_id, int **workerids);
+unsigned starpu_sched_ctx_get_nworkers(unsigned sched_ctx_id);
+unsigned starpu_sched_ctx_contains_worker(int workerid, unsigned sched_ctx_id);
+unsigned starpu_sched_ctx_contains_type_of_worker(enum starpu_worker_archtype arch, unsigned sched_ctx_id);
+unsigned starpu_sched_ctx_worker_get_id(unsigned sched_ctx_id);
+
+void *starpu_sched_ctx_get_user_data(unsigned sched_ctx_id);
+void starpu_sched_ctx_set_user_data(unsigned sched_ctx_id, void *user_data);
+void starpu_sched_ctx_set_policy_data(unsigned sched_ctx_id, void *policy_data);
+void *starpu_sched_ctx_get_policy_data(unsigned sched_ctx_id);
+struct starpu_sched_policy *starpu_sched_ctx_get_sched_policy(unsigned sched_ctx_id);
+
+int starpu_sched_ctx_get_min_priority(unsigned sched_ctx_id);
+int starpu_sched_ctx_get_max_priority(unsigned sched_ctx_id);
+int starpu_sched_ctx_set_min_priority(unsigned sched_ctx_id, int min_prio);
+int starpu_sched_ctx_set_max_priority(unsigned sched_ctx_id, int max_prio);
+int starpu_sched_ctx_min_priority_is_set(unsigned sched_ctx_id);
+int starpu_sched_ctx_max_priority_is_set(unsigned sched_ctx_id);
+
+int starpu_sched_ctx_get_nready_tasks(unsigned sched_ctx_id);
+
+#define STARPU_MIN_PRIO (starpu_sched_get_min_priority())
+#define STARPU_MAX_PRIO (starpu_sched_get_max_priority())
+
+/* Policies create their collection in init_sched and delete it in
+ * deinit_sched (the runtime fills it with the context's workers). */
+struct starpu_worker_collection *starpu_sched_ctx_create_worker_collection(unsigned sched_ctx_id, enum starpu_worker_collection_type type) STARPU_ATTRIBUTE_MALLOC;
+void starpu_sched_ctx_delete_worker_collection(unsigned sched_ctx_id);
+struct starpu_worker_collection *starpu_sched_ctx_get_worker_collection(unsigned sched_ctx_id);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STARPU_SCHED_CTX_H */

@@ -1,0 +1,28 @@
+/* conf.h — resolving the runtime configuration (conf.c) and the machine
+ * topology (topology.c). */
+#ifndef VELA_CONF_H
+#define VELA_CONF_H
+
+#include <starpu.h>
+
+/* Copies user (or defaults when NULL) into out and applies the environment.
+ * Returns 0, or -EINVAL after printing which variable or field is wrong. */
+int conf_resolve(struct starpu_conf *out, const struct starpu_conf *user);
+/* Parses a STARPU_WORKERS_CPUID-style list. */
+int conf_parse_cpuid_list(const char *var, const char *s, unsigned *ids, unsigned max_ids, unsigned *nids);
+/* STARPU_WORKERS_NOBIND is set. */
+int conf_nobind(void);
+
+/* Topology (hwloc). Loaded once per process and kept across init cycles. */
+int topo_load(void);
+unsigned topo_ncores(void);
+unsigned topo_npus(void);
+/* hwloc logical index of the first PU of core i. */
+int topo_core_first_pu(unsigned core);
+/* The PU object with this logical index, or NULL. */
+void *topo_pu_obj(int logical_pu);
+/* Binds the calling thread to the PU; 0 or a negative errno. */
+int topo_bind_self(int logical_pu);
+void *topo_hwloc(void);
+
+#endif /* VELA_CONF_H */

@@ -1,0 +1,431 @@
+/* job.c — the life cycle of a job: dependencies, readiness, data access,
+ * push, termination. See job.h for the counters and the lock order.
+ */
+#include "core/job.h"
+#include "core/rt.h"
+#include "core/tags.h"
+#include "core/workers.h"
+#include "data/data.h"
+#include "sched/sched.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+void job_init(struct job *job, struct starpu_task *task)
+{
+	/* The inline buffers are filled on submission; skip clearing them. */
+	memset(job, 0, offsetof(struct job, buffers_inline));
+	job->task = task;
+	job->kind = JOB_TASK;
+	atomic_store_explicit(&job->ndeps, 1, memory_order_relaxed);	/* not yet submitted */
+	atomic_store_explicit(&job->term_calls, 1, memory_order_relaxed);
+	job->succ = job->succ_inline;
+	job->succ_cap = sizeof(job->succ_inline) / sizeof(job->succ_inline[0]);
+	job->buffers = job->buffers_inline;
+	job->sched_ctx = STARPU_NMAX_SCHED_CTXS;
+	os_mutex_init(&job->lock);
+	os_cond_init(&job->cond);
+	job->deferred_next = NULL;
+	job->acquire_next = NULL;
+}
+
+void job_fini(struct job *job)
+{
+	if (job->tag)
+		tag_job_forget(job);
+	if (job->owns_dyn_interfaces && job->task)
+	{
+		free(job->task->dyn_interfaces);
+		job->task->dyn_interfaces = NULL;
+		job->owns_dyn_interfaces = 0;
+	}
+	if (job->owns_dyn_handles && job->task)
+	{
+		free(job->task->dyn_handles);
+		free(job->task->dyn_modes);
+		job->task->dyn_handles = NULL;
+		job->task->dyn_modes = NULL;
+		job->owns_dyn_handles = 0;
+	}
+	if (job->succ != job->succ_inline)
+		free(job->succ);
+	if (job->buffers != job->buffers_inline)
+		free(job->buffers);
+	os_cond_destroy(&job->cond);
+	os_mutex_destroy(&job->lock);
+}
+
+struct job *job_get(struct starpu_task *task)
+{
+	struct job *job = task->starpu_private;
+	if (job)
+		return job;
+	job = malloc(sizeof(*job));
+	if (!job)
+		return NULL;
+	job_init(job, task);
+	task->starpu_private = job;
+	return job;
+}
+
+void job_reset(struct job *job)
+{
+	os_mutex_lock(&job->lock);
+	job->submitted = 1;
+	job->released = 0;
+	job->terminated = 0;
+	os_mutex_unlock(&job->lock);
+	job->nacquired = 0;
+	job->worker = NULL;
+}
+
+int job_add_succ(struct job *pred, struct job *job, int end_dep)
+{
+	os_mutex_lock(&pred->lock);
+	if (pred->released)
+	{
+		os_mutex_unlock(&pred->lock);
+		return 0;
+	}
+	if (pred->nsucc == pred->succ_cap)
+	{
+		unsigned cap = pred->succ_cap * 2;
+		struct job_succ *s = malloc(sizeof(*s) * cap);
+		if (!s)
+		{
+			os_mutex_unlock(&pred->lock);
+			rt_error("out of memory recording a dependency on job %lu", pred->id);
+			abort();
+		}
+		memcpy(s, pred->succ, sizeof(*s) * pred->nsucc);
+		if (pred->succ != pred->succ_inline)
+			free(pred->succ);
+		pred->succ = s;
+		pred->succ_cap = cap;
+	}
+	pred->succ[pred->nsucc].job = job;
+	pred->succ[pred->nsucc].end_dep = (unsigned char) end_dep;
+	pred->nsucc++;
+	os_mutex_unlock(&pred->lock);
+	return 1;
+}
+
+void job_dep_release(struct job *job)
+{
+	if (atomic_fetch_sub_explicit(&job->ndeps, 1, memory_order_acq_rel) == 1)
+		job_ready(job);
+}
+
+int job_is_noop(const struct job *job)
+{
+	const struct starpu_codelet *cl = job->task->cl;
+	return job->kind == JOB_TASK && (!cl || cl->where == STARPU_NOWHERE);
+}
+
+/* Jobs with nothing to execute terminate in the thread that made them
+ * ready. Doing it through a per-thread list instead of a direct call keeps
+ * a chain of a million sync points from growing the stack. */
+static void job_run_noop(struct job *job)
+{
+	struct rt_thread *t = rt_thread();
+	job->deferred_next = NULL;
+	if (t->deferred_tail)
+		t->deferred_tail->deferred_next = job;
+	else
+		t->deferred_head = job;
+	t->deferred_tail = job;
+	if (t->draining)
+		return;
+	t->draining = 1;
+	struct job *j;
+	while ((j = t->deferred_head))
+	{
+		t->deferred_head = j->deferred_next;
+		if (!t->deferred_head)
+			t->deferred_tail = NULL;
+		j->task->status = STARPU_TASK_RUNNING;
+		job_term_release(j);
+	}
+	t->draining = 0;
+}
+
+/* The job holds access to all its data. */
+static void job_granted(struct job *job)
+{
+	if (job->kind == JOB_ACQUIRE)
+	{
+		job->acquire_cb(job);
+		return;
+	}
+	if (job_is_noop(job))
+		job_run_noop(job);
+	else
+		sched_push_job(job);
+}
+
+void job_acquire_data_and_push(struct job *job)
+{
+	if (data_access_acquire(job))
+		job_granted(job);
+}
+
+void job_ready(struct job *job)
+{
+	struct starpu_task *task = job->task;
+	if (job->kind == JOB_TASK)
+	{
+		task->status = STARPU_TASK_READY;
+		atomic_fetch_add_explicit(&rt.nready, 1, memory_order_relaxed);
+		if (task->prologue_callback_func)
+		{
+			struct rt_thread *t = rt_thread();
+			int was = t->in_callback;
+			t->in_callback = 1;
+			task->prologue_callback_func(task->prologue_callback_arg);
+			t->in_callback = was;
+		}
+	}
+	job_acquire_data_and_push(job);
+}
+
+static void run_callback(struct starpu_task *task)
+{
+	void (*cb)(void *) = task->callback_func;
+	if (!cb && task->cl)
+		cb = task->cl->callback_func;
+	if (!cb)
+		return;
+	struct rt_thread *t = rt_thread();
+	struct starpu_task *was_task = t->current_task;
+	int was_cb = t->in_callback;
+	t->current_task = task;
+	t->in_callback = 1;
+	cb(task->callback_arg);
+	t->in_callback = was_cb;
+	t->current_task = was_task;
+}
+
+/* Releases the successors recorded on job; no new ones can be added. The
+ * list is read after unlocking: nothing appends to it once released is set,
+ * and a resubmission (which clears released) only happens after this. */
+static void release_successors(struct job *job)
+{
+	os_mutex_lock(&job->lock);
+	job->released = 1;
+	struct job_succ *succ = job->succ;
+	unsigned n = job->nsucc;
+	job->nsucc = 0;
+	if (succ != job->succ_inline)
+	{
+		job->succ = job->succ_inline;
+		job->succ_cap = sizeof(job->succ_inline) / sizeof(job->succ_inline[0]);
+	}
+	os_mutex_unlock(&job->lock);
+	for (unsigned i = 0; i < n; i++)
+	{
+		if (succ[i].end_dep)
+			job_term_release(succ[i].job);
+		else
+			job_dep_release(succ[i].job);
+	}
+	if (succ != job->succ_inline)
+		free(succ);
+}
+
+/* A regenerated task goes through submission again without leaving the
+ * submitted count, so that starpu_task_wait_for_all keeps waiting for it. */
+static void job_resubmit(struct job *job)
+{
+	struct starpu_task *task = job->task;
+	job_reset(job);
+	atomic_store_explicit(&job->term_calls, 1, memory_order_relaxed);
+	atomic_store_explicit(&job->ndeps, 1, memory_order_relaxed);
+	atomic_fetch_sub_explicit(&rt.nready, 1, memory_order_relaxed);
+	task->status = STARPU_TASK_BLOCKED;
+	if (data_prepare_job(job))
+	{
+		rt_error("regenerated task '%s' could not be resubmitted", starpu_task_get_name(task));
+		return;
+	}
+	if (job->tag)
+		tag_job_restart(job);
+	data_implicit_deps(job);
+	job_dep_release(job);
+}
+
+static void job_terminate(struct job *job)
+{
+	struct starpu_task *task = job->task;
+
+	if (job->kind == JOB_ACQUIRE)
+	{
+		/* The application released its acquisition. */
+		data_release_job(job);
+		release_successors(job);
+		job_fini(job);
+		free(job);
+		return;
+	}
+
+	data_release_job(job);
+	run_callback(task);
+	int regenerate = task->regenerate;
+	release_successors(job);
+	if (job->tag)
+		tag_job_done(job, regenerate);
+	task->status = STARPU_TASK_FINISHED;
+
+	if (regenerate)
+	{
+		job_resubmit(job);
+		return;
+	}
+
+	int counted = job->counted;
+	int destroy_now = task->detach && task->destroy;
+	job->counted = 0;
+	atomic_store_explicit(&job->term_calls, 1, memory_order_relaxed);
+	atomic_store_explicit(&job->ndeps, 1, memory_order_relaxed);
+
+	/* From the moment terminated is set, a waiter may free a task that is
+	 * not detached: touch nothing of it afterwards. */
+	os_mutex_lock(&job->lock);
+	job->terminated = 1;
+	job->submitted = 0;
+	if (job->nwaiters)
+		os_cond_broadcast(&job->cond);
+	os_mutex_unlock(&job->lock);
+
+	if (destroy_now)
+		job_destroy_task(task);
+	if (counted)
+		rt_task_counters_done(1);
+}
+
+void job_term_release(struct job *job)
+{
+	if (atomic_fetch_sub_explicit(&job->term_calls, 1, memory_order_acq_rel) == 1)
+		job_terminate(job);
+}
+
+/* ------------------------------------------------------------------ */
+/* Task blocks: starpu_task_create() allocates a task with its job. Freed
+ * blocks are kept a while in a FIFO before reuse: allocation stays cheap,
+ * and a task used after destruction is usually caught (its magic is dead). */
+
+#define TASK_MAGIC 42
+#define TASK_DEAD_MAGIC 0x0dead
+
+struct task_block
+{
+	struct starpu_task task;
+	struct job job;
+	struct task_block *pool_next;
+};
+
+#define POOL_KEEP 256		/* freed blocks kept before reuse */
+#define POOL_MAX 4096		/* beyond this, blocks go back to malloc */
+
+static os_mutex_t pool_lock = OS_MUTEX_INITIALIZER;
+static struct task_block *pool_head, *pool_tail;
+static unsigned pool_count;
+
+struct starpu_task *job_alloc_task(void)
+{
+	struct task_block *b = NULL;
+	os_mutex_lock(&pool_lock);
+	if (pool_count > POOL_KEEP)
+	{
+		b = pool_head;
+		pool_head = b->pool_next;
+		if (!pool_head)
+			pool_tail = NULL;
+		pool_count--;
+	}
+	os_mutex_unlock(&pool_lock);
+	if (!b)
+	{
+		b = malloc(sizeof(*b));
+		if (!b)
+			return NULL;
+	}
+	starpu_task_init(&b->task);
+	job_init(&b->job, &b->task);
+	b->job.embedded = 1;
+	b->task.starpu_private = &b->job;
+	return &b->task;
+}
+
+static void free_task_args(struct starpu_task *task)
+{
+	if (task->cl_arg_free)
+		free(task->cl_arg);
+	if (task->callback_arg_free)
+		free(task->callback_arg);
+	if (task->prologue_callback_arg_free)
+		free(task->prologue_callback_arg);
+	if (task->prologue_callback_pop_arg_free)
+		free(task->prologue_callback_pop_arg);
+	task->cl_arg = NULL;
+	task->callback_arg = NULL;
+	task->prologue_callback_arg = NULL;
+	task->prologue_callback_pop_arg = NULL;
+}
+
+void job_destroy_task(struct starpu_task *task)
+{
+	struct job *job = job_of(task);
+	free_task_args(task);
+	task->magic = TASK_DEAD_MAGIC;
+	if (!job)
+		return;
+	if (!job->embedded)
+	{
+		/* A task initialised by the application: only the job is ours. */
+		job_fini(job);
+		free(job);
+		task->starpu_private = NULL;
+		return;
+	}
+	job_fini(job);
+	job->dead = 1;
+	struct task_block *b = (struct task_block *) ((char *) task - offsetof(struct task_block, task));
+	b->pool_next = NULL;
+	struct task_block *to_free = NULL;
+	os_mutex_lock(&pool_lock);
+	if (pool_count >= POOL_MAX)
+	{
+		to_free = pool_head;
+		pool_head = to_free->pool_next;
+		pool_count--;
+	}
+	if (pool_tail)
+		pool_tail->pool_next = b;
+	else
+		pool_head = b;
+	pool_tail = b;
+	pool_count++;
+	os_mutex_unlock(&pool_lock);
+	free(to_free);
+}
+
+int job_task_is_dead(const struct starpu_task *task)
+{
+	return task->magic == TASK_DEAD_MAGIC;
+}
+
+__attribute__((destructor)) static void pool_free_all(void)
+{
+	os_mutex_lock(&pool_lock);
+	struct task_block *b = pool_head;
+	pool_head = pool_tail = NULL;
+	pool_count = 0;
+	os_mutex_unlock(&pool_lock);
+	while (b)
+	{
+		struct task_block *next = b->pool_next;
+		free(b);
+		b = next;
+	}
+}

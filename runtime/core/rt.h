@@ -1,0 +1,112 @@
+/* rt.h — the runtime's global state, per-thread state and messages.
+ *
+ * One struct runtime exists per process (rt). starpu_init() fills it and
+ * starpu_shutdown() empties it so that init can run again. Fields written
+ * after init are either atomics or protected by the lock named next to them.
+ *
+ * Per-thread state (struct rt_thread) goes through the OS seam's keys, never
+ * through __thread variables: in a simulated run all actors may share one OS
+ * thread.
+ */
+#ifndef VELA_RT_H
+#define VELA_RT_H
+
+#include <starpu.h>
+#include <stdatomic.h>
+#include "os/os.h"
+
+struct worker;
+struct job;
+
+/* Lifecycle of the runtime, in rt.state. */
+enum rt_state
+{
+	RT_DOWN = 0,
+	RT_STARTING,
+	RT_UP,
+	RT_STOPPING
+};
+
+/* Per-thread runtime state. Workers embed theirs in struct worker;
+ * application threads get one lazily (rt_thread()). */
+struct rt_thread
+{
+	struct worker *worker;		/* NULL in application threads */
+	struct starpu_task *current_task;	/* task whose codelet/callback runs here */
+	int in_codelet;			/* blocking runtime calls return -EDEADLK */
+	int in_callback;
+	unsigned sched_ctx;		/* starpu_sched_ctx_set_context(), or STARPU_NMAX_SCHED_CTXS */
+	/* Jobs with nothing to execute whose termination is deferred to avoid
+	 * recursing through long chains of such jobs (job.c). */
+	struct job *deferred_head;
+	struct job *deferred_tail;
+	int draining;
+	int heap_allocated;
+};
+
+struct runtime
+{
+	_Atomic int state;		/* enum rt_state */
+	struct starpu_conf conf;	/* user conf with the environment applied */
+	int silent;			/* STARPU_SILENT */
+
+	unsigned nworkers;
+	unsigned ncpus;
+	uint32_t worker_mask;		/* STARPU_CPU | ... for the kinds present */
+	struct worker *workers;		/* array of nworkers, owned by rt */
+
+	_Atomic int running;		/* worker loops continue while set */
+
+	/* starpu_pause(): pause_depth > 0 keeps workers from taking tasks.
+	 * Written under pause_mutex (a leaf lock), read without it. */
+	os_mutex_t pause_mutex;
+	os_cond_t pause_cond;
+	_Atomic int pause_depth;
+
+	/* Task accounting. The counters are atomics; submit_mutex protects
+	 * the waiters' fields and orders their sleep with the last decrement. */
+	_Atomic long nsubmitted;	/* submitted, not yet terminated */
+	_Atomic long nready;		/* dependencies met, not yet terminated */
+	_Atomic int nwaiters;		/* threads in a wait_for_* call */
+	_Atomic long wait_threshold;	/* wake waiters when nsubmitted <= this */
+	os_mutex_t submit_mutex;
+	os_cond_t submit_cond;
+
+	_Atomic unsigned long next_job_id;
+
+	/* Workers told to stop by starpu_drivers_request_termination(). */
+	_Atomic int drivers_termination_requested;
+
+	/* Key of the per-thread state, created with the current backend. */
+	os_key_t thread_key;
+	const struct os_ops *thread_key_backend;
+};
+
+extern struct runtime rt;
+
+static inline int rt_is_up(void)
+{
+	return atomic_load_explicit(&rt.state, memory_order_acquire) == RT_UP;
+}
+
+/* The calling thread's state, created on first use. */
+struct rt_thread *rt_thread(void);
+/* Forgets the calling application thread's state (at shutdown). */
+void rt_thread_release(void);
+/* Installs a worker thread's state (its struct is owned by the worker). */
+void rt_thread_set(struct rt_thread *state);
+
+/* Nonzero when the calling thread runs a codelet or callback, where a
+ * blocking runtime call could deadlock; what names the call for the message. */
+int rt_may_not_block(const char *what);
+
+/* Messages. Errors are always printed; warnings and information are
+ * silenced by STARPU_SILENT. Each names the API call and offending value. */
+void rt_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void rt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void rt_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Task accounting (task.c). */
+void rt_task_counters_done(int was_ready);
+
+#endif /* VELA_RT_H */

@@ -1,0 +1,728 @@
+/* workers.c — the worker table, the worker query API, and the worker state
+ * protocol of seed 000 (sched op, relax, wake). See workers.h for the rules.
+ */
+#include "core/workers.h"
+#include "core/conf.h"
+#include "core/job.h"
+#include "core/sched_ctx.h"
+#include "drivers/driver.h"
+
+#include <errno.h>
+#include <hwloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+_Atomic int rt_nidle;
+
+struct worker *worker_self(void)
+{
+	if (rt.thread_key_backend != os_get_backend())
+		return NULL;
+	struct rt_thread *t = os_getspecific(rt.thread_key);
+	return t ? t->worker : NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Setup. */
+
+int workers_setup(void)
+{
+	struct starpu_conf *conf = &rt.conf;
+	unsigned ncores = topo_ncores(), npus = topo_npus();
+	int ncpus = conf->ncpus;
+	if (ncpus < 0)
+	{
+		/* One worker per core: no core is reserved yet, since no device
+		 * driver needs one. */
+		ncpus = (int) ncores;
+		if (conf->reserve_ncpus > 0)
+			ncpus = ncpus > conf->reserve_ncpus ? ncpus - conf->reserve_ncpus : 0;
+	}
+	if (ncpus > STARPU_MAXCPUS)
+		ncpus = STARPU_MAXCPUS;
+	if ((unsigned) ncpus > npus)
+		rt_warn("starpu_init: %d CPU workers requested on %u processing units; workers will share them", ncpus, npus);
+
+	unsigned nbind = conf->use_explicit_workers_bindid;
+	for (unsigned i = 0; i < nbind; i++)
+		if (conf->workers_bindid[i] >= npus)
+		{
+			rt_error("starpu_init: STARPU_WORKERS_CPUID / conf.workers_bindid names processing unit %u, "
+				 "but this machine has %u (0..%u)", conf->workers_bindid[i], npus, npus - 1);
+			return -EINVAL;
+		}
+
+	rt.workers = NULL;
+	rt.nworkers = (unsigned) ncpus;
+	rt.ncpus = (unsigned) ncpus;
+	if (ncpus > 0)
+	{
+		rt.workers = aligned_alloc(64, sizeof(struct worker) * (size_t) ncpus);
+		if (!rt.workers)
+			return -ENOMEM;
+		memset(rt.workers, 0, sizeof(struct worker) * (size_t) ncpus);
+	}
+
+	for (int i = 0; i < ncpus; i++)
+	{
+		struct worker *w = &rt.workers[i];
+		w->id = i;
+		w->arch = STARPU_CPU_WORKER;
+		w->devid = i;
+		w->memory_node = STARPU_MAIN_RAM;
+		w->drv = &drv_cpu_ops;
+		if (nbind)
+			w->bindid = (int) conf->workers_bindid[i % nbind];
+		else
+			w->bindid = topo_core_first_pu((unsigned) i % ncores);
+		w->hwloc_obj = topo_pu_obj(w->bindid);
+		snprintf(w->name, sizeof(w->name), "CPU %d", i);
+		snprintf(w->short_name, sizeof(w->short_name), "CPU%d", i);
+		os_mutex_init(&w->sched_mutex);
+		os_cond_init(&w->sched_cond);
+		atomic_store(&w->status, WS_INIT);
+		starpu_task_list_init(&w->local_tasks);
+		w->tstate.worker = w;
+		w->tstate.sched_ctx = STARPU_NMAX_SCHED_CTXS;
+		w->nsched_ctxs = 1;
+		w->sched_ctxs[0] = GLOBAL_SCHED_CTX;
+	}
+
+	for (unsigned d = 0; d < conf->n_not_launched_drivers; d++)
+	{
+		struct starpu_driver *drv = &conf->not_launched_drivers[d];
+		if (drv->type != STARPU_CPU_WORKER || drv->id.cpu_id >= (unsigned) ncpus)
+		{
+			rt_error("starpu_init: conf.not_launched_drivers[%u] names %s worker %u, which does not exist",
+				 d, starpu_worker_get_type_as_string(drv->type), drv->id.cpu_id);
+			workers_teardown();
+			return -EINVAL;
+		}
+		rt.workers[drv->id.cpu_id].app_driven = 1;
+	}
+
+	rt.worker_mask = ncpus > 0 ? STARPU_CPU : 0;
+	atomic_store(&rt_nidle, 0);
+	return 0;
+}
+
+void workers_teardown(void)
+{
+	for (unsigned i = 0; i < rt.nworkers; i++)
+	{
+		struct worker *w = &rt.workers[i];
+		os_cond_destroy(&w->sched_cond);
+		os_mutex_destroy(&w->sched_mutex);
+	}
+	free(rt.workers);
+	rt.workers = NULL;
+	rt.nworkers = 0;
+	rt.ncpus = 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Seed 000 state protocol. */
+
+void worker_enter_sched_op(struct worker *w)
+{
+	w->state_sched_op_pending = 1;
+}
+
+void worker_leave_sched_op(struct worker *w)
+{
+	w->state_sched_op_pending = 0;
+	/* Threads waiting in worker_lock() for us to finish may go. */
+	os_cond_broadcast(&w->sched_cond);
+}
+
+void worker_relax_on_locked(struct worker *w)
+{
+	w->state_relax_refcnt++;
+	os_cond_broadcast(&w->sched_cond);
+}
+
+void worker_relax_off_locked(struct worker *w)
+{
+	w->state_relax_refcnt--;
+}
+
+void worker_lock(struct worker *w)
+{
+	os_mutex_lock(&w->sched_mutex);
+	if (worker_self() == w)
+		return;
+	while (w->state_sched_op_pending && w->state_relax_refcnt == 0)
+		os_cond_wait(&w->sched_cond, &w->sched_mutex);
+}
+
+void worker_unlock(struct worker *w)
+{
+	os_mutex_unlock(&w->sched_mutex);
+}
+
+int worker_wake(struct worker *w)
+{
+	/* A running worker needs nothing: before sleeping it announces itself
+	 * and looks for work once more, under the lock of the queue the work
+	 * was pushed to, so it will see it. */
+	int st = atomic_load_explicit(&w->status, memory_order_acquire);
+	if (st != WS_SLEEPING && st != WS_SLEEP_PENDING)
+		return 0;
+	int woken = 0;
+	os_mutex_lock(&w->sched_mutex);
+	st = atomic_load_explicit(&w->status, memory_order_relaxed);
+	if (st == WS_SLEEPING)
+	{
+		atomic_store_explicit(&w->status, WS_RUNNING, memory_order_relaxed);
+		os_cond_broadcast(&w->sched_cond);
+		woken = 1;
+	}
+	else if (st == WS_SLEEP_PENDING && !w->state_keep_awake)
+	{
+		w->state_keep_awake = 1;
+		woken = 1;
+	}
+	os_mutex_unlock(&w->sched_mutex);
+	return woken;
+}
+
+void worker_wake_one_idle(unsigned ctx_id, struct starpu_task *task)
+{
+	/* Pairs with the fence of an idle worker between announcing itself and
+	 * looking at the queues: either it sees the work pushed before this
+	 * fence, or this load sees it idle. */
+	atomic_thread_fence(memory_order_seq_cst);
+	if (atomic_load_explicit(&rt_nidle, memory_order_relaxed) == 0)
+		return;
+	struct sched_ctx *ctx = sched_ctx_get(ctx_id);
+	unsigned n = ctx->nworkers;
+	static _Atomic unsigned rr;
+	unsigned start = atomic_fetch_add_explicit(&rr, 1, memory_order_relaxed);
+	for (unsigned k = 0; k < n; k++)
+	{
+		struct worker *w = &rt.workers[ctx->workerids[(start + k) % n]];
+		int st = atomic_load_explicit(&w->status, memory_order_acquire);
+		if (st != WS_SLEEPING && st != WS_SLEEP_PENDING)
+			continue;
+		if (task && worker_first_impl(w, task) < 0)
+			continue;
+		if (worker_wake(w))
+			return;
+	}
+}
+
+void worker_wake_all(void)
+{
+	for (unsigned i = 0; i < rt.nworkers; i++)
+		worker_wake(&rt.workers[i]);
+}
+
+/* ------------------------------------------------------------------ */
+/* Local queue: tasks for this worker only, highest priority first,
+ * submission order among equals. */
+
+void worker_push_local(struct worker *w, struct starpu_task *task, int back)
+{
+	os_mutex_lock(&w->sched_mutex);
+	struct starpu_task *pos = NULL;
+	if (back)
+		starpu_task_list_push_back(&w->local_tasks, task);
+	else
+	{
+		for (pos = w->local_tasks.head; pos && pos->priority >= task->priority; pos = pos->next)
+			;
+		if (!pos)
+			starpu_task_list_push_back(&w->local_tasks, task);
+		else
+		{
+			task->next = pos;
+			task->prev = pos->prev;
+			if (pos->prev)
+				pos->prev->next = task;
+			else
+				w->local_tasks.head = task;
+			pos->prev = task;
+		}
+	}
+	atomic_fetch_add(&w->nlocal_tasks, 1);
+	os_mutex_unlock(&w->sched_mutex);
+	worker_wake(w);
+}
+
+struct starpu_task *worker_pop_local(struct worker *w)
+{
+	if (atomic_load_explicit(&w->nlocal_tasks, memory_order_relaxed) == 0)
+		return NULL;
+	os_mutex_lock(&w->sched_mutex);
+	struct starpu_task *t = starpu_task_list_pop_front(&w->local_tasks);
+	if (t)
+		atomic_fetch_sub(&w->nlocal_tasks, 1);
+	os_mutex_unlock(&w->sched_mutex);
+	return t;
+}
+
+/* ------------------------------------------------------------------ */
+/* Which worker can run what. */
+
+static uint32_t arch_mask(enum starpu_worker_archtype arch)
+{
+	switch (arch)
+	{
+	case STARPU_CPU_WORKER: return STARPU_CPU;
+	case STARPU_CUDA_WORKER: return STARPU_CUDA;
+	case STARPU_OPENCL_WORKER: return STARPU_OPENCL;
+	case STARPU_MIC_WORKER: return STARPU_MIC;
+	case STARPU_MPI_MS_WORKER: return STARPU_MPI_MS;
+	default: return 0;
+	}
+}
+
+static int impl_exists(const struct starpu_codelet *cl, enum starpu_worker_archtype arch, unsigned nimpl)
+{
+	switch (arch)
+	{
+	case STARPU_CPU_WORKER:
+		return cl->cpu_funcs[nimpl] != NULL || cl->cpu_funcs_name[nimpl] != NULL;
+	case STARPU_CUDA_WORKER:
+		return cl->cuda_funcs[nimpl] != NULL;
+	case STARPU_OPENCL_WORKER:
+		return cl->opencl_funcs[nimpl] != NULL;
+	default:
+		return 0;
+	}
+}
+
+int worker_can_execute(struct worker *w, struct starpu_task *task, unsigned nimpl)
+{
+	const struct starpu_codelet *cl = task->cl;
+	if (!cl)
+		return 1;
+	uint32_t where = cl->where;
+	if (task->where != -1)
+		where &= (uint32_t) task->where;
+	if (!(where & arch_mask(w->arch)))
+		return 0;
+	if (nimpl >= STARPU_MAXIMPLEMENTATIONS || !impl_exists(cl, w->arch, nimpl))
+		return 0;
+	if (task->execute_on_a_specific_worker && task->workerid != (unsigned) w->id)
+		return 0;
+	if (cl->can_execute && !cl->can_execute((unsigned) w->id, task, nimpl))
+		return 0;
+	return 1;
+}
+
+int worker_first_impl(struct worker *w, struct starpu_task *task)
+{
+	if (!task->cl)
+		return 0;
+	for (unsigned i = 0; i < STARPU_MAXIMPLEMENTATIONS; i++)
+		if (worker_can_execute(w, task, i))
+			return (int) i;
+	return -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Public query API. */
+
+static int valid_id(int id)
+{
+	return id >= 0 && (unsigned) id < rt.nworkers;
+}
+
+unsigned starpu_worker_get_count(void)
+{
+	return rt.nworkers;
+}
+
+unsigned starpu_cpu_worker_get_count(void)
+{
+	return rt.ncpus;
+}
+
+unsigned starpu_cuda_worker_get_count(void)
+{
+	return 0;
+}
+
+unsigned starpu_opencl_worker_get_count(void)
+{
+	return 0;
+}
+
+unsigned starpu_mic_worker_get_count(void)
+{
+	return 0;
+}
+
+unsigned starpu_mpi_ms_worker_get_count(void)
+{
+	return 0;
+}
+
+int starpu_worker_get_id(void)
+{
+	struct worker *w = worker_self();
+	return w ? w->id : -1;
+}
+
+unsigned vela_worker_get_id_check(const char *f, int l)
+{
+	int id = starpu_worker_get_id();
+	if (id < 0)
+	{
+		rt_error("%s:%d: starpu_worker_get_id_check() called outside a worker", f, l);
+		abort();
+	}
+	return (unsigned) id;
+}
+
+int starpu_worker_get_bindid(int workerid)
+{
+	return valid_id(workerid) ? rt.workers[workerid].bindid : -1;
+}
+
+enum starpu_worker_archtype starpu_worker_get_type(int id)
+{
+	return valid_id(id) ? rt.workers[id].arch : STARPU_ANY_WORKER;
+}
+
+int starpu_worker_get_count_by_type(enum starpu_worker_archtype type)
+{
+	if (type == STARPU_ANY_WORKER)
+		return (int) rt.nworkers;
+	int n = 0;
+	for (unsigned i = 0; i < rt.nworkers; i++)
+		n += rt.workers[i].arch == type;
+	return n;
+}
+
+unsigned starpu_worker_get_ids_by_type(enum starpu_worker_archtype type, int *workerids, unsigned maxsize)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < rt.nworkers; i++)
+		if (type == STARPU_ANY_WORKER || rt.workers[i].arch == type)
+		{
+			/* As in StarPU: an array too small is -ERANGE, through the
+			 * unsigned result. */
+			if (n == maxsize)
+				return (unsigned) -ERANGE;
+			workerids[n++] = (int) i;
+		}
+	return n;
+}
+
+int starpu_worker_get_by_type(enum starpu_worker_archtype type, int num)
+{
+	int n = 0;
+	for (unsigned i = 0; i < rt.nworkers; i++)
+		if (type == STARPU_ANY_WORKER || rt.workers[i].arch == type)
+		{
+			if (n == num)
+				return (int) i;
+			n++;
+		}
+	return -1;
+}
+
+int starpu_worker_get_by_devid(enum starpu_worker_archtype type, int devid)
+{
+	for (unsigned i = 0; i < rt.nworkers; i++)
+		if (rt.workers[i].arch == type && rt.workers[i].devid == devid)
+			return (int) i;
+	return -1;
+}
+
+void starpu_worker_get_name(int id, char *dst, size_t maxlen)
+{
+	if (!maxlen)
+		return;
+	if (!valid_id(id))
+	{
+		snprintf(dst, maxlen, "(no worker %d)", id);
+		return;
+	}
+	snprintf(dst, maxlen, "%s", rt.workers[id].name);
+}
+
+void starpu_worker_display_names(FILE *output, enum starpu_worker_archtype type)
+{
+	int n = starpu_worker_get_count_by_type(type);
+	if (n == 0)
+	{
+		fprintf(output, "No %s worker\n", starpu_worker_get_type_as_string(type));
+		return;
+	}
+	for (unsigned i = 0; i < rt.nworkers; i++)
+		if (type == STARPU_ANY_WORKER || rt.workers[i].arch == type)
+			fprintf(output, "\t%s\n", rt.workers[i].name);
+}
+
+int starpu_worker_get_devid(int id)
+{
+	return valid_id(id) ? rt.workers[id].devid : -1;
+}
+
+char *starpu_worker_get_type_as_string(enum starpu_worker_archtype type)
+{
+	switch (type)
+	{
+	case STARPU_CPU_WORKER: return "STARPU_CPU_WORKER";
+	case STARPU_CUDA_WORKER: return "STARPU_CUDA_WORKER";
+	case STARPU_OPENCL_WORKER: return "STARPU_OPENCL_WORKER";
+	case STARPU_MIC_WORKER: return "STARPU_MIC_WORKER";
+	case STARPU_MPI_MS_WORKER: return "STARPU_MPI_MS_WORKER";
+	case STARPU_ANY_WORKER: return "STARPU_ANY_WORKER";
+	}
+	return "STARPU_unknown_WORKER";
+}
+
+unsigned starpu_worker_get_sched_ctx_list(int workerid, unsigned **sched_ctx)
+{
+	if (!valid_id(workerid))
+		return 0;
+	struct worker *w = &rt.workers[workerid];
+	*sched_ctx = malloc(sizeof(unsigned) * (w->nsched_ctxs ? w->nsched_ctxs : 1));
+	if (!*sched_ctx)
+		return 0;
+	memcpy(*sched_ctx, w->sched_ctxs, sizeof(unsigned) * w->nsched_ctxs);
+	return w->nsched_ctxs;
+}
+
+unsigned starpu_worker_is_blocked_in_parallel(int workerid)
+{
+	(void) workerid;
+	return 0;	/* no parallel teams before combined workers exist */
+}
+
+unsigned starpu_worker_is_slave_somewhere(int workerid)
+{
+	(void) workerid;
+	return 0;
+}
+
+hwloc_cpuset_t starpu_worker_get_hwloc_cpuset(int workerid)
+{
+	if (!valid_id(workerid) || !rt.workers[workerid].hwloc_obj)
+		return NULL;
+	return hwloc_bitmap_dup(((hwloc_obj_t) rt.workers[workerid].hwloc_obj)->cpuset);
+}
+
+hwloc_obj_t starpu_worker_get_hwloc_obj(int workerid)
+{
+	return valid_id(workerid) ? rt.workers[workerid].hwloc_obj : NULL;
+}
+
+unsigned starpu_worker_get_local_memory_node(void)
+{
+	struct worker *w = worker_self();
+	return w ? w->memory_node : STARPU_MAIN_RAM;
+}
+
+unsigned starpu_worker_get_memory_node(unsigned workerid)
+{
+	return workerid < rt.nworkers ? rt.workers[workerid].memory_node : STARPU_MAIN_RAM;
+}
+
+int starpu_worker_sched_op_pending(void)
+{
+	struct worker *w = worker_self();
+	return w ? w->state_sched_op_pending : 0;
+}
+
+void starpu_worker_relax_on(void)
+{
+	struct worker *w = worker_self();
+	if (!w)
+		return;
+	os_mutex_lock(&w->sched_mutex);
+	worker_relax_on_locked(w);
+	os_mutex_unlock(&w->sched_mutex);
+}
+
+void starpu_worker_relax_off(void)
+{
+	struct worker *w = worker_self();
+	if (!w)
+		return;
+	os_mutex_lock(&w->sched_mutex);
+	worker_relax_off_locked(w);
+	os_mutex_unlock(&w->sched_mutex);
+}
+
+int starpu_worker_get_relax_state(void)
+{
+	struct worker *w = worker_self();
+	return w ? w->state_relax_refcnt != 0 : 1;
+}
+
+void starpu_worker_lock(int workerid)
+{
+	if (valid_id(workerid))
+		worker_lock(&rt.workers[workerid]);
+}
+
+int starpu_worker_trylock(int workerid)
+{
+	if (!valid_id(workerid))
+		return EINVAL;
+	struct worker *w = &rt.workers[workerid];
+	int ret = os_mutex_trylock(&w->sched_mutex);
+	if (ret)
+		return ret;
+	if (worker_self() != w && w->state_sched_op_pending && w->state_relax_refcnt == 0)
+	{
+		os_mutex_unlock(&w->sched_mutex);
+		return EBUSY;
+	}
+	return 0;
+}
+
+void starpu_worker_unlock(int workerid)
+{
+	if (valid_id(workerid))
+		worker_unlock(&rt.workers[workerid]);
+}
+
+void starpu_worker_lock_self(void)
+{
+	struct worker *w = worker_self();
+	if (w)
+		os_mutex_lock(&w->sched_mutex);
+}
+
+void starpu_worker_unlock_self(void)
+{
+	struct worker *w = worker_self();
+	if (w)
+		os_mutex_unlock(&w->sched_mutex);
+}
+
+void starpu_worker_get_sched_condition(int workerid, starpu_pthread_mutex_t **sched_mutex, starpu_pthread_cond_t **sched_cond)
+{
+	if (!valid_id(workerid))
+	{
+		*sched_mutex = NULL;
+		*sched_cond = NULL;
+		return;
+	}
+	*sched_mutex = &rt.workers[workerid].sched_mutex;
+	*sched_cond = &rt.workers[workerid].sched_cond;
+}
+
+int starpu_wake_worker_relax_light(int workerid)
+{
+	return valid_id(workerid) ? worker_wake(&rt.workers[workerid]) : 0;
+}
+
+int starpu_wake_worker_relax(int workerid)
+{
+	return starpu_wake_worker_relax_light(workerid);
+}
+
+int starpu_wake_worker_no_relax(int workerid)
+{
+	return starpu_wake_worker_relax_light(workerid);
+}
+
+/* The caller holds the worker's sched_mutex. */
+int starpu_wake_worker_locked(int workerid)
+{
+	if (!valid_id(workerid))
+		return 0;
+	struct worker *w = &rt.workers[workerid];
+	int st = atomic_load_explicit(&w->status, memory_order_relaxed);
+	if (st == WS_SLEEPING)
+	{
+		atomic_store_explicit(&w->status, WS_RUNNING, memory_order_relaxed);
+		os_cond_broadcast(&w->sched_cond);
+		return 1;
+	}
+	w->state_keep_awake = 1;
+	return st == WS_SLEEP_PENDING;
+}
+
+int starpu_worker_can_execute_task(unsigned workerid, struct starpu_task *task, unsigned nimpl)
+{
+	return workerid < rt.nworkers && worker_can_execute(&rt.workers[workerid], task, nimpl);
+}
+
+int starpu_worker_can_execute_task_impl(unsigned workerid, struct starpu_task *task, unsigned *impl_mask)
+{
+	if (workerid >= rt.nworkers)
+		return 0;
+	unsigned mask = 0;
+	if (!task->cl)
+		mask = 1;
+	else
+		for (unsigned i = 0; i < STARPU_MAXIMPLEMENTATIONS; i++)
+			if (worker_can_execute(&rt.workers[workerid], task, i))
+				mask |= 1u << i;
+	if (impl_mask)
+		*impl_mask = mask;
+	return mask != 0;
+}
+
+int starpu_worker_can_execute_task_first_impl(unsigned workerid, struct starpu_task *task, unsigned *nimpl)
+{
+	if (workerid >= rt.nworkers)
+		return 0;
+	int impl = worker_first_impl(&rt.workers[workerid], task);
+	if (impl < 0)
+		return 0;
+	if (nimpl)
+		*nimpl = (unsigned) impl;
+	return 1;
+}
+
+int starpu_push_local_task(int workerid, struct starpu_task *task, int back)
+{
+	if (!valid_id(workerid))
+	{
+		rt_error("starpu_push_local_task: no worker %d", workerid);
+		return -EINVAL;
+	}
+	worker_push_local(&rt.workers[workerid], task, back);
+	return 0;
+}
+
+unsigned starpu_combined_worker_get_count(void)
+{
+	return 0;
+}
+
+unsigned starpu_worker_is_combined_worker(int id)
+{
+	(void) id;
+	return 0;
+}
+
+int starpu_combined_worker_get_id(void)
+{
+	return -1;
+}
+
+int starpu_combined_worker_get_size(void)
+{
+	return 1;
+}
+
+int starpu_combined_worker_get_rank(void)
+{
+	return 0;
+}
+
+void starpu_display_bindings(void)
+{
+	for (unsigned i = 0; i < rt.nworkers; i++)
+		printf("%s\tbound to PU %d (OS index %d)\n", rt.workers[i].name, rt.workers[i].bindid,
+		       starpu_get_pu_os_index((unsigned) rt.workers[i].bindid));
+}
+
+void starpu_topology_print(FILE *f)
+{
+	fprintf(f, "%u cores, %u processing units\n", topo_ncores(), topo_npus());
+	for (unsigned i = 0; i < rt.nworkers; i++)
+		fprintf(f, "worker %u: %s, PU %d, memory node %u%s\n", i, rt.workers[i].name, rt.workers[i].bindid,
+			rt.workers[i].memory_node, rt.workers[i].app_driven ? " (driven by the application)" : "");
+}

@@ -1,0 +1,132 @@
+/* workers.h — workers and their scheduling state (seed 000's protocol).
+ *
+ * A worker is a thread (or an application thread, for drivers in
+ * conf.not_launched_drivers) running the driver loop of drivers/driver.h for
+ * one processing unit. Its identity is fixed at init; its scheduling state is
+ * protected by its sched_mutex.
+ *
+ * Locking rules (from seed 000):
+ *   - no thread holds two workers' sched_mutex at once;
+ *   - a thread holding a sched_mutex takes no scheduling-context lock;
+ *   - while a worker is in a scheduling operation (state_sched_op_pending)
+ *     another thread may lock its sched_mutex only when the worker has
+ *     relaxed (state_relax_refcnt > 0); worker_lock() waits for that.
+ * sched_mutex is otherwise a leaf: nothing else is locked while holding it.
+ *
+ * Sleeping: an idle worker announces itself (status WS_SLEEP_PENDING and
+ * rt_nidle incremented), tries once more to get a task, then sleeps on
+ * sched_cond. A thread that makes work available calls worker_wake(), which
+ * either signals a sleeping worker or sets state_keep_awake so a worker about
+ * to sleep retries instead. rt_nidle lets pushers skip all of this when no
+ * worker is idle.
+ */
+#ifndef VELA_WORKERS_H
+#define VELA_WORKERS_H
+
+#include <starpu.h>
+#include <stdatomic.h>
+#include "os/os.h"
+#include "core/rt.h"
+
+struct drv_ops;
+
+enum worker_status
+{
+	WS_INIT = 0,
+	WS_RUNNING,		/* looking for or running tasks */
+	WS_SLEEP_PENDING,	/* announced idle, last look for work */
+	WS_SLEEPING,		/* waiting on sched_cond */
+	WS_STOPPED
+};
+
+struct worker
+{
+	/* Identity: set by starpu_init, read-only afterwards. */
+	int id;
+	enum starpu_worker_archtype arch;
+	int devid;			/* index among workers of its kind */
+	int bindid;			/* hwloc logical PU index, -1 if unbound */
+	unsigned memory_node;
+	char name[64];
+	char short_name[16];
+	const struct drv_ops *drv;
+	int app_driven;			/* in conf.not_launched_drivers */
+	os_thread_t thread;
+	int thread_started;
+	void *hwloc_obj;		/* hwloc_obj_t of the PU, or NULL */
+
+	/* Scheduling state, protected by sched_mutex (see header comment). */
+	os_mutex_t sched_mutex;
+	os_cond_t sched_cond;
+	_Atomic int status;		/* enum worker_status; written under sched_mutex */
+	int state_sched_op_pending;
+	int state_relax_refcnt;
+	int state_keep_awake;
+	int state_changing_ctx_notice;
+	int state_changing_ctx_waiting;
+	/* Tasks pushed to this very worker (starpu_push_local_task,
+	 * execute_on_a_specific_worker), highest priority first. */
+	struct starpu_task_list local_tasks;
+	_Atomic int nlocal_tasks;
+	/* Set while the worker pops a task: starpu_pause() waits for it to be
+	 * clear, so that no pop started before the pause can take a task
+	 * submitted after it. */
+	_Atomic int popping;
+
+	/* Scheduling contexts the worker belongs to (only ctx 0 so far). */
+	unsigned nsched_ctxs;
+	unsigned sched_ctxs[STARPU_NMAX_SCHED_CTXS];
+
+	/* Owned by the worker's thread. */
+	struct rt_thread tstate;
+	struct starpu_task *current_task;
+	unsigned current_impl;
+	int driver_initialized;		/* app-driven: starpu_driver_init done */
+	unsigned long executed;		/* tasks run, for statistics */
+} __attribute__((aligned(64)));
+
+/* Idle workers (announced WS_SLEEP_PENDING or WS_SLEEPING). */
+extern _Atomic int rt_nidle;
+
+static inline struct worker *worker_get(int id)
+{
+	return &rt.workers[id];
+}
+
+/* The calling thread's worker, or NULL. */
+struct worker *worker_self(void);
+
+/* Wakes w if it is asleep or about to sleep; returns 1 if it did. Takes
+ * w's sched_mutex (do not hold another worker's). */
+int worker_wake(struct worker *w);
+/* Wakes one idle worker among those of sched context ctx that can run
+ * task (NULL: any); cheap when no worker is idle. */
+void worker_wake_one_idle(unsigned ctx, struct starpu_task *task);
+/* Wakes every worker (shutdown, resume). */
+void worker_wake_all(void);
+
+/* Seed 000 protocol on the calling worker / another worker. */
+void worker_enter_sched_op(struct worker *w);
+void worker_leave_sched_op(struct worker *w);
+void worker_relax_on_locked(struct worker *w);
+void worker_relax_off_locked(struct worker *w);
+/* Locks w's sched_mutex for observation, waiting until w has relaxed if it
+ * is in a scheduling operation. */
+void worker_lock(struct worker *w);
+void worker_unlock(struct worker *w);
+
+/* Local queue (under the worker's own lock). */
+void worker_push_local(struct worker *w, struct starpu_task *task, int back);
+struct starpu_task *worker_pop_local(struct worker *w);
+
+/* Creates the worker table from the topology (init.c calls it). */
+int workers_setup(void);
+void workers_teardown(void);
+
+/* Whether worker w can run implementation nimpl of task (where masks,
+ * implementation present, can_execute). */
+int worker_can_execute(struct worker *w, struct starpu_task *task, unsigned nimpl);
+/* First implementation w can run, or -1. */
+int worker_first_impl(struct worker *w, struct starpu_task *task);
+
+#endif /* VELA_WORKERS_H */

@@ -1,0 +1,247 @@
+/* acquire.c — the application's access to registered data.
+ *
+ * An acquisition is a job of kind JOB_ACQUIRE with a single buffer: it takes
+ * its place in the handle's sequential-consistency order like a task, gets
+ * data access like a task, and instead of executing it hands the data to the
+ * application (waking the blocked caller, or calling the callback). It ends
+ * with starpu_data_release(), which terminates the job and so releases the
+ * tasks submitted after the acquisition.
+ */
+#include "data/data.h"
+#include "data/memory.h"
+#include "core/job.h"
+#include "core/rt.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+struct acquire_sync
+{
+	os_mutex_t mutex;
+	os_cond_t cond;
+	int done;
+};
+
+static int check_args(starpu_data_handle_t h, int node, enum starpu_data_access_mode mode, const char *fn)
+{
+	if (!h)
+	{
+		rt_error("%s: handle is NULL (-EINVAL)", fn);
+		return -EINVAL;
+	}
+	if (!data_handle_valid(h))
+	{
+		rt_error("%s: handle %p is not registered (-EINVAL)", fn, (void *) h);
+		return -EINVAL;
+	}
+	enum starpu_data_access_mode base = mode & ~(STARPU_COMMUTE | STARPU_SSEND | STARPU_LOCALITY);
+	if (base != STARPU_R && base != STARPU_W && base != STARPU_RW)
+	{
+		rt_error("%s: access mode 0x%x is not valid for an acquisition (use STARPU_R, STARPU_W or STARPU_RW) (-EINVAL)",
+			 fn, (unsigned) mode);
+		return -EINVAL;
+	}
+	if (node != STARPU_ACQUIRE_NO_NODE && node != STARPU_ACQUIRE_NO_NODE_LOCK_ALL &&
+	    (node < 0 || (unsigned) node >= mem_nnodes))
+	{
+		rt_error("%s: memory node %d does not exist (-EINVAL)", fn, node);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static struct job *acquire_job_new(starpu_data_handle_t h, int node, enum starpu_data_access_mode mode, int sequential_consistency)
+{
+	struct job *job = malloc(sizeof(*job));
+	if (!job)
+		return NULL;
+	job_init(job, NULL);
+	job->kind = JOB_ACQUIRE;
+	job->id = atomic_fetch_add_explicit(&rt.next_job_id, 1, memory_order_relaxed) + 1;
+	job->acquire_node = node;
+	job->nbuffers = 1;
+	struct job_buffer *b = &job->buffers[0];
+	b->handle = h;
+	b->mode = mode & (STARPU_RW | STARPU_COMMUTE);
+	b->index = 0;
+	b->job = job;
+	b->rd_prev = b->rd_next = NULL;
+	b->in_readers = 0;
+	b->granted = 0;
+	b->wait_next = NULL;
+	b->scratch = NULL;
+	b->seq_consistent = sequential_consistency && h->seq_consistency;
+	return job;
+}
+
+/* The data is ours: make it valid where asked, then record the acquisition
+ * on the handle so that starpu_data_release() finds it. */
+static void acquired(struct job *job)
+{
+	starpu_data_handle_t h = job->buffers[0].handle;
+	if (job->acquire_node >= 0)
+	{
+		os_mutex_lock(&h->lock);
+		struct data_replicate *r = &h->rep[job->acquire_node];
+		if (!r->allocated && h->ops->allocate_data_on_node &&
+		    h->ops->allocate_data_on_node(r->interface, (unsigned) job->acquire_node) >= 0)
+		{
+			r->allocated = 1;
+			r->allocated_by_runtime = 1;
+			r->state = REP_OWNER;
+		}
+		os_mutex_unlock(&h->lock);
+	}
+	os_mutex_lock(&h->lock);
+	job->acquire_next = h->acquisitions;
+	h->acquisitions = job;
+	os_mutex_unlock(&h->lock);
+}
+
+static void granted_sync(struct job *job)
+{
+	acquired(job);
+	struct acquire_sync *s = job->acquire_sync;
+	os_mutex_lock(&s->mutex);
+	s->done = 1;
+	os_cond_signal(&s->cond);
+	os_mutex_unlock(&s->mutex);
+}
+
+static void granted_cb(struct job *job)
+{
+	acquired(job);
+	struct rt_thread *t = rt_thread();
+	int was = t->in_callback;
+	t->in_callback = 1;
+	job->user_cb(job->user_arg);
+	t->in_callback = was;
+}
+
+int starpu_data_acquire_on_node(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode)
+{
+	int ret = check_args(handle, node, mode, "starpu_data_acquire");
+	if (ret)
+		return ret;
+	if (rt_may_not_block("starpu_data_acquire"))
+		return -EDEADLK;
+	struct job *job = acquire_job_new(handle, node, mode, 1);
+	if (!job)
+		return -ENOMEM;
+	struct acquire_sync s = { .done = 0 };
+	os_mutex_init(&s.mutex);
+	os_cond_init(&s.cond);
+	job->acquire_cb = granted_sync;
+	job->acquire_sync = &s;
+
+	data_implicit_deps(job);
+	job_dep_release(job);
+
+	os_mutex_lock(&s.mutex);
+	while (!s.done)
+		os_cond_wait(&s.cond, &s.mutex);
+	os_mutex_unlock(&s.mutex);
+	os_cond_destroy(&s.cond);
+	os_mutex_destroy(&s.mutex);
+	return 0;
+}
+
+int starpu_data_acquire(starpu_data_handle_t handle, enum starpu_data_access_mode mode)
+{
+	return starpu_data_acquire_on_node(handle, STARPU_MAIN_RAM, mode);
+}
+
+int starpu_data_acquire_on_node_cb_sequential_consistency(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode,
+							  void (*callback)(void *), void *arg, int sequential_consistency)
+{
+	int ret = check_args(handle, node, mode, "starpu_data_acquire_cb");
+	if (ret)
+		return ret;
+	if (!callback)
+	{
+		rt_error("starpu_data_acquire_cb: callback is NULL (-EINVAL)");
+		return -EINVAL;
+	}
+	struct job *job = acquire_job_new(handle, node, mode, sequential_consistency);
+	if (!job)
+		return -ENOMEM;
+	job->acquire_cb = granted_cb;
+	job->user_cb = callback;
+	job->user_arg = arg;
+	data_implicit_deps(job);
+	job_dep_release(job);
+	return 0;
+}
+
+int starpu_data_acquire_on_node_cb(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode, void (*callback)(void *), void *arg)
+{
+	return starpu_data_acquire_on_node_cb_sequential_consistency(handle, node, mode, callback, arg, 1);
+}
+
+int starpu_data_acquire_cb(starpu_data_handle_t handle, enum starpu_data_access_mode mode, void (*callback)(void *), void *arg)
+{
+	return starpu_data_acquire_on_node_cb_sequential_consistency(handle, STARPU_MAIN_RAM, mode, callback, arg, 1);
+}
+
+int starpu_data_acquire_cb_sequential_consistency(starpu_data_handle_t handle, enum starpu_data_access_mode mode,
+						  void (*callback)(void *), void *arg, int sequential_consistency)
+{
+	return starpu_data_acquire_on_node_cb_sequential_consistency(handle, STARPU_MAIN_RAM, mode, callback, arg, sequential_consistency);
+}
+
+int starpu_data_acquire_on_node_try(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode)
+{
+	int ret = check_args(handle, node, mode, "starpu_data_acquire_try");
+	if (ret)
+		return ret;
+	struct job *job = acquire_job_new(handle, node, mode, 1);
+	if (!job)
+		return -ENOMEM;
+	struct job_buffer *b = &job->buffers[0];
+	os_mutex_lock(&handle->lock);
+	if ((b->seq_consistent && data_implicit_would_wait(handle, b->mode)) || !data_access_try_locked(handle, b))
+	{
+		os_mutex_unlock(&handle->lock);
+		job_fini(job);
+		free(job);
+		return -EAGAIN;
+	}
+	data_implicit_register_locked(b);
+	os_mutex_unlock(&handle->lock);
+	/* Granted without waiting: the job is ready and holds the data. */
+	atomic_store(&job->ndeps, 0);
+	job->nacquired = 1;
+	acquired(job);
+	return 0;
+}
+
+int starpu_data_acquire_try(starpu_data_handle_t handle, enum starpu_data_access_mode mode)
+{
+	return starpu_data_acquire_on_node_try(handle, STARPU_MAIN_RAM, mode);
+}
+
+void starpu_data_release_on_node(starpu_data_handle_t handle, int node)
+{
+	(void) node;
+	if (!data_handle_valid(handle))
+	{
+		rt_error("starpu_data_release: handle %p is not registered", (void *) handle);
+		return;
+	}
+	os_mutex_lock(&handle->lock);
+	struct job *job = handle->acquisitions;
+	if (job)
+		handle->acquisitions = job->acquire_next;
+	os_mutex_unlock(&handle->lock);
+	if (!job)
+	{
+		rt_error("starpu_data_release: handle %p is not acquired", (void *) handle);
+		return;
+	}
+	job_term_release(job);
+}
+
+void starpu_data_release(starpu_data_handle_t handle)
+{
+	starpu_data_release_on_node(handle, STARPU_MAIN_RAM);
+}

@@ -1,0 +1,62 @@
+/* queues.h — task queues the built-in policies share.
+ *
+ * Each queue has its own mutex, a leaf lock: policies take it briefly in
+ * push and pop and call nothing while holding it. ntasks is readable without
+ * the lock, so idle workers can poll cheaply.
+ *
+ * fifo: tasks in arrival order.
+ * prio: one list per priority value in use, highest first; FIFO within
+ *       a priority.
+ */
+#ifndef VELA_QUEUES_H
+#define VELA_QUEUES_H
+
+#include <starpu.h>
+#include <stdatomic.h>
+#include "os/os.h"
+
+struct task_fifo
+{
+	os_mutex_t lock;
+	struct starpu_task_list list;
+	_Atomic int ntasks;
+};
+
+void fifo_init(struct task_fifo *q);
+void fifo_destroy(struct task_fifo *q);
+void fifo_push_back(struct task_fifo *q, struct starpu_task *task);
+void fifo_push_front(struct task_fifo *q, struct starpu_task *task);
+struct starpu_task *fifo_pop_front(struct task_fifo *q);
+struct starpu_task *fifo_pop_back(struct task_fifo *q);
+/* The first task (from the front) that worker workerid can run; NULL if
+ * none. Tasks it cannot run stay queued. */
+struct starpu_task *fifo_pop_for_worker(struct task_fifo *q, int workerid, int from_back);
+
+static inline int fifo_ntasks(struct task_fifo *q)
+{
+	return atomic_load_explicit(&q->ntasks, memory_order_relaxed);
+}
+
+struct prio_level;
+
+struct task_prioq
+{
+	os_mutex_t lock;
+	int nlevels;
+	int cap;
+	struct prio_level *levels;	/* decreasing priority: [0] is the highest */
+	_Atomic int ntasks;
+};
+
+void prioq_init(struct task_prioq *q);
+void prioq_destroy(struct task_prioq *q);
+void prioq_push(struct task_prioq *q, struct starpu_task *task);
+/* Highest-priority task worker workerid can run, or NULL. */
+struct starpu_task *prioq_pop_for_worker(struct task_prioq *q, int workerid);
+
+static inline int prioq_ntasks(struct task_prioq *q)
+{
+	return atomic_load_explicit(&q->ntasks, memory_order_relaxed);
+}
+
+#endif /* VELA_QUEUES_H */

@@ -1,0 +1,39 @@
+/* vtest: the small CUnit harness every unit-test program in tests/ uses.
+ *
+ * A test file lists its cases in suites and hands them to vtest_run(), which
+ * registers them with CUnit, runs them with the basic (verbose) interface,
+ * and records the counts so that `make check` can end with one aggregated
+ * CUnit run summary over all programs (see tests/Makefile.am, check-local).
+ *
+ * Exit status follows the automake harness: 0 all passed, 1 a failure,
+ * 77 skipped (the whole program: use vtest_skip() before vtest_run()).
+ */
+#ifndef VTEST_H
+#define VTEST_H
+
+#include <CUnit/CUnit.h>
+
+struct vtest_case
+{
+	const char *name;
+	void (*fn)(void);
+};
+
+struct vtest_suite
+{
+	const char *name;
+	int (*init)(void);		/* may be NULL */
+	int (*clean)(void);		/* may be NULL */
+	const struct vtest_case *cases;	/* terminated by { NULL, NULL } */
+};
+
+#define VTEST_END { NULL, NULL }
+
+/* Runs the suites (terminated by an entry with name NULL) and returns the
+ * process exit code. */
+int vtest_run(int argc, char **argv, const struct vtest_suite *suites);
+
+/* Prints why the program is skipped and returns 77 (exit code for "skip"). */
+int vtest_skip(const char *reason);
+
+#endif

@@ -1,0 +1,369 @@
+/* test_tags: dependencies expressed with tags.
+ *
+ * Chains and diamonds built with starpu_tag_declare_deps[_array], waiting with
+ * starpu_tag_wait[_array], tags released by the application
+ * (starpu_tag_notify_from_apps, its "OR" behaviour and
+ * starpu_tag_notify_restart_from_apps), and reusing tag ids after
+ * starpu_tag_remove / starpu_tag_restart. The order tasks ran in is read from
+ * a shared sequence counter. Each case starts and stops its own runtime, so
+ * tag ids never leak from one case to the next.
+ */
+#include <starpu.h>
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "vtest.h"
+
+static atomic_int seq;
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) != 0)
+		;
+}
+
+static int start(void)
+{
+	struct starpu_conf conf;
+	starpu_conf_init(&conf);
+	conf.ncuda = 0;
+	conf.nopencl = 0;
+	atomic_store(&seq, 0);
+	return starpu_init(&conf);
+}
+
+/* Each task writes the sequence number it ran at into the int its cl_arg
+ * points to. */
+static void stamp_cpu(void *buffers[], void *cl_arg)
+{
+	(void) buffers;
+	*(int *) cl_arg = atomic_fetch_add(&seq, 1);
+}
+
+static struct starpu_codelet stamp_cl =
+{
+	.cpu_funcs = { stamp_cpu },
+	.nbuffers = 0,
+};
+
+static int submit_tagged(starpu_tag_t tag, int *stamp)
+{
+	*stamp = -1;
+	struct starpu_task *task = starpu_task_create();
+	task->cl = &stamp_cl;
+	task->cl_arg = stamp;
+	task->use_tag = 1;
+	task->tag_id = tag;
+	return starpu_task_submit(task);
+}
+
+#define CHAIN 50
+
+static void test_chain(void)
+{
+	CU_ASSERT_EQUAL_FATAL(start(), 0);
+	static int stamp[CHAIN];
+	const starpu_tag_t base = 0x1000;
+	for (int i = 1; i < CHAIN; i++)
+		starpu_tag_declare_deps(base + i, 1, (starpu_tag_t) (base + i - 1));
+	/* submit from the end so that only the tags order the chain */
+	for (int i = CHAIN - 1; i >= 0; i--)
+		CU_ASSERT_EQUAL(submit_tagged(base + i, &stamp[i]), 0);
+	CU_ASSERT_EQUAL(starpu_tag_wait(base + CHAIN - 1), 0);
+	for (int i = 0; i < CHAIN; i++)
+		CU_ASSERT_EQUAL(stamp[i], i);
+	starpu_task_wait_for_all();
+	starpu_shutdown();
+}
+
+static void test_declare_deps_array(void)
+{
+	CU_ASSERT_EQUAL_FATAL(start(), 0);
+	static int stamp[5];
+	starpu_tag_t deps[4] = { 21, 22, 23, 24 };
+	starpu_tag_declare_deps_array(25, 4, deps);
+	CU_ASSERT_EQUAL(submit_tagged(25, &stamp[4]), 0);
+	for (int i = 0; i < 4; i++)
+		CU_ASSERT_EQUAL(submit_tagged(deps[i], &stamp[i]), 0);
+	CU_ASSERT_EQUAL(starpu_tag_wait(25), 0);
+	/* the four roots ran first, in any order, then 25 */
+	int mask = 0;
+	for (int i = 0; i < 4; i++)
+	{
+		CU_ASSERT(stamp[i] >= 0 && stamp[i] < 4);
+		if (stamp[i] >= 0 && stamp[i] < 4)
+			mask |= 1 << stamp[i];
+	}
+	CU_ASSERT_EQUAL(mask, 0xf);
+	CU_ASSERT_EQUAL(stamp[4], 4);
+
+	/* a tag with zero dependencies declared is simply ready */
+	starpu_tag_declare_deps_array(26, 0, NULL);
+	CU_ASSERT_EQUAL(submit_tagged(26, &stamp[0]), 0);
+	CU_ASSERT_EQUAL(starpu_tag_wait(26), 0);
+	CU_ASSERT_EQUAL(stamp[0], 5);
+	starpu_task_wait_for_all();
+	starpu_shutdown();
+}
+
+static void test_wait_array(void)
+{
+	CU_ASSERT_EQUAL_FATAL(start(), 0);
+	enum { N = 16 };
+	static int stamp[N];
+	starpu_tag_t tags[N];
+	for (int i = 0; i < N; i++)
+	{
+		tags[i] = 0x2000 + (starpu_tag_t) i;
+		CU_ASSERT_EQUAL(submit_tagged(tags[i], &stamp[i]), 0);
+	}
+	CU_ASSERT_EQUAL(starpu_tag_wait_array(N, tags), 0);
+	int mask = 0;
+	for (int i = 0; i < N; i++)
+	{
+		CU_ASSERT(stamp[i] >= 0 && stamp[i] < N);
+		if (stamp[i] >= 0 && stamp[i] < N)
+			mask |= 1 << stamp[i];
+	}
+	CU_ASSERT_EQUAL(mask, (1 << N) - 1);
+	/* waiting again on finished tags returns at once */
+	CU_ASSERT_EQUAL(starpu_tag_wait_array(N, tags), 0);
+	CU_ASSERT_EQUAL(starpu_tag_wait(tags[3]), 0);
+	starpu_task_wait_for_all();
+	starpu_shutdown();
+}
+
+static void test_notify_from_apps(void)
+{
+	CU_ASSERT_EQUAL_FATAL(start(), 0);
+	static int stamp[2];
+	const starpu_tag_t app_tag = 0x3000, task_tag = 0x3001, task_tag2 = 0x3002;
+	starpu_tag_declare_deps(task_tag, 1, app_tag);
+	starpu_tag_declare_deps(task_tag2, 1, task_tag);
+	CU_ASSERT_EQUAL(submit_tagged(task_tag2, &stamp[1]), 0);
+	CU_ASSERT_EQUAL(submit_tagged(task_tag, &stamp[0]), 0);
+	sleep_ms(50);
+	CU_ASSERT_EQUAL(atomic_load(&seq), 0);
+	CU_ASSERT_EQUAL(starpu_task_nsubmitted(), 2);
+
+	starpu_tag_notify_from_apps(app_tag);
+	CU_ASSERT_EQUAL(starpu_tag_wait(task_tag2), 0);
+	CU_ASSERT_EQUAL(stamp[0], 0);
+	CU_ASSERT_EQUAL(stamp[1], 1);
+
+	/* an application tag can be waited for like a task tag */
+	CU_ASSERT_EQUAL(starpu_tag_wait(app_tag), 0);
+	starpu_task_wait_for_all();
+	starpu_shutdown();
+}
+
+/* Several notifications are one: the first releases the successors,
+ * the later ones do nothing; a task depending on an already notified tag
+ * can run at once. */
+static void test_notify_twice(void)
+{
+	CU_ASSERT_EQUAL_FATAL(start(), 0);
+	static int stamp[2];
+	const starpu_tag_t app_tag = 0x3100;
+	starpu_tag_declare_deps(0x3101, 1, app_tag);
+	CU_ASSERT_EQUAL(submit_tagged(0x3101, &stamp[0]), 0);
+	starpu_tag_notify_from_apps(app_tag);
+	starpu_tag_notify_from_apps(app_tag);
+	CU_ASSERT_EQUAL(starpu_tag_wait(0x3101), 0);
+	starpu_tag_notify_from_apps(app_tag);
+
+	starpu_tag_declare_deps(0x3102, 1, app_tag);
+	CU_ASSERT_EQUAL(submit_tagged(0x3102, &stamp[1]), 0);
+	CU_ASSERT_EQUAL(starpu_tag_wait(0x3102), 0);
+	CU_ASSERT_EQUAL(starpu_task_wait_for_all(), 0);
+	CU_ASSERT_EQUAL(atomic_load(&seq), 2);
+	CU_ASSERT_EQUAL(stamp[0], 0);
+	CU_ASSERT_EQUAL(stamp[1], 1);
+	starpu_shutdown();
+}
+
+static void test_restart_app_tag(void)
+{
+	CU_ASSERT_EQUAL_FATAL(start(), 0);
+	static int stamp[2];
+	const starpu_tag_t app_tag = 0x4000;
+
+	starpu_tag_declare_deps(0x4001, 1, app_tag);
+	CU_ASSERT_EQUAL(submit_tagged(0x4001, &stamp[0]), 0);
+	starpu_tag_notify_from_apps(app_tag);
+	CU_ASSERT_EQUAL(starpu_tag_wait(0x4001), 0);
+	CU_ASSERT_EQUAL(atomic_load(&seq), 1);
+
+	/* after a restart the tag must be notified again */
+	starpu_tag_restart(app_tag);
+	starpu_tag_declare_deps(0x4002, 1, app_tag);
+	CU_ASSERT_EQUAL(submit_tagged(0x4002, &stamp[1]), 0);
+	sleep_ms(50);
+	CU_ASSERT_EQUAL(atomic_load(&seq), 1);
+	starpu_tag_notify_from_apps(app_tag);
+	CU_ASSERT_EQUAL(starpu_tag_wait(0x4002), 0);
+	CU_ASSERT_EQUAL(atomic_load(&seq), 2);
+	CU_ASSERT_EQUAL(stamp[1], 1);
+	starpu_task_wait_for_all();
+	starpu_shutdown();
+}
+
+/* starpu_tag_notify_restart_from_apps drives a cycle: each round, the
+ * successor is declared again and the tag notified and re-armed at once. */
+static void test_notify_restart_cycle(void)
+{
+	CU_ASSERT_EQUAL_FATAL(start(), 0);
+	enum { ROUNDS = 5 };
+	static int stamp[ROUNDS];
+	const starpu_tag_t app_tag = 0x4100;
+	for (int r = 0; r < ROUNDS; r++)
+	{
+		starpu_tag_t t = 0x4200 + (starpu_tag_t) r;
+		starpu_tag_declare_deps(t, 1, app_tag);
+		CU_ASSERT_EQUAL(submit_tagged(t, &stamp[r]), 0);
+		sleep_ms(10);
+		CU_ASSERT_EQUAL(atomic_load(&seq), r);
+		starpu_tag_notify_restart_from_apps(app_tag);
+		CU_ASSERT_EQUAL(starpu_tag_wait(t), 0);
+		CU_ASSERT_EQUAL(stamp[r], r);
+	}
+	starpu_task_wait_for_all();
+	starpu_shutdown();
+}
+
+/* A task tag re-used by a new task, after starpu_tag_remove or after
+ * starpu_tag_restart: waiting on it waits for the new task. */
+static void test_reuse_task_tag(void)
+{
+	CU_ASSERT_EQUAL_FATAL(start(), 0);
+	static int stamp[3];
+	const starpu_tag_t tag = 0x5000;
+
+	CU_ASSERT_EQUAL(submit_tagged(tag, &stamp[0]), 0);
+	CU_ASSERT_EQUAL(starpu_tag_wait(tag), 0);
+	CU_ASSERT_EQUAL(stamp[0], 0);
+
+	starpu_tag_remove(tag);
+	CU_ASSERT_EQUAL(submit_tagged(tag, &stamp[1]), 0);
+	CU_ASSERT_EQUAL(starpu_tag_wait(tag), 0);
+	CU_ASSERT_EQUAL(stamp[1], 1);
+
+	starpu_tag_restart(tag);
+	CU_ASSERT_EQUAL(submit_tagged(tag, &stamp[2]), 0);
+	CU_ASSERT_EQUAL(starpu_tag_wait(tag), 0);
+	CU_ASSERT_EQUAL(stamp[2], 2);
+	CU_ASSERT_EQUAL(atomic_load(&seq), 3);
+
+	starpu_task_wait_for_all();
+	starpu_tag_remove(tag);
+	starpu_shutdown();
+}
+
+/* Tag ids are 64-bit: ids differing only in their high half are distinct. */
+static void test_wide_tag_ids(void)
+{
+	CU_ASSERT_EQUAL_FATAL(start(), 0);
+	static int stamp[2];
+	const starpu_tag_t lo = 0x7, hi = ((starpu_tag_t) 1 << 40) | 0x7;
+	starpu_tag_declare_deps(hi, 1, (starpu_tag_t) 0x6000);
+	CU_ASSERT_EQUAL(submit_tagged(hi, &stamp[1]), 0);
+	CU_ASSERT_EQUAL(submit_tagged(lo, &stamp[0]), 0);
+	CU_ASSERT_EQUAL(starpu_tag_wait(lo), 0);
+	sleep_ms(20);
+	CU_ASSERT_EQUAL(atomic_load(&seq), 1);
+	starpu_tag_notify_from_apps(0x6000);
+	CU_ASSERT_EQUAL(starpu_tag_wait(hi), 0);
+	CU_ASSERT_EQUAL(stamp[0], 0);
+	CU_ASSERT_EQUAL(stamp[1], 1);
+	starpu_task_wait_for_all();
+	starpu_shutdown();
+}
+
+/*   A
+ *  / \
+ * B   C
+ *  \ /
+ *   D      (repeated to shake out races) */
+static void test_diamond(void)
+{
+	CU_ASSERT_EQUAL_FATAL(start(), 0);
+	for (int round = 0; round < 20; round++)
+	{
+		atomic_store(&seq, 0);
+		int a, b, c, d;
+		starpu_tag_t ta = 0x8000 + 4 * (starpu_tag_t) round;
+		starpu_tag_t tb = ta + 1, tc = ta + 2, td = ta + 3;
+		starpu_tag_declare_deps(tb, 1, ta);
+		starpu_tag_declare_deps(tc, 1, ta);
+		starpu_tag_t bc[2] = { tb, tc };
+		starpu_tag_declare_deps_array(td, 2, bc);
+		CU_ASSERT_EQUAL(submit_tagged(td, &d), 0);
+		CU_ASSERT_EQUAL(submit_tagged(tc, &c), 0);
+		CU_ASSERT_EQUAL(submit_tagged(tb, &b), 0);
+		CU_ASSERT_EQUAL(submit_tagged(ta, &a), 0);
+		CU_ASSERT_EQUAL(starpu_tag_wait(td), 0);
+		CU_ASSERT_EQUAL(a, 0);
+		CU_ASSERT((b == 1 && c == 2) || (b == 2 && c == 1));
+		CU_ASSERT_EQUAL(d, 3);
+		starpu_task_wait_for_all();
+		starpu_tag_remove(ta);
+		starpu_tag_remove(tb);
+		starpu_tag_remove(tc);
+		starpu_tag_remove(td);
+	}
+	starpu_shutdown();
+}
+
+/* starpu_tag_get_task gives back the task carrying a tag. */
+static void test_get_task(void)
+{
+	CU_ASSERT_EQUAL_FATAL(start(), 0);
+	int stamp;
+	struct starpu_task *task = starpu_task_create();
+	task->cl = &stamp_cl;
+	task->cl_arg = &stamp;
+	task->use_tag = 1;
+	task->tag_id = 0x9000;
+	task->destroy = 0;
+	task->detach = 0;
+	starpu_tag_declare_deps(0x9000, 1, (starpu_tag_t) 0x9001);
+	CU_ASSERT_EQUAL(starpu_task_submit(task), 0);
+	CU_ASSERT_PTR_EQUAL(starpu_tag_get_task(0x9000), task);
+	starpu_tag_notify_from_apps(0x9001);
+	CU_ASSERT_EQUAL(starpu_task_wait(task), 0);
+	CU_ASSERT_EQUAL(stamp, 0);
+	starpu_task_destroy(task);
+	starpu_shutdown();
+}
+
+static const struct vtest_case tag_cases[] =
+{
+	{ "chain", test_chain },
+	{ "declare_deps_array", test_declare_deps_array },
+	{ "wait_array", test_wait_array },
+	{ "notify_from_apps", test_notify_from_apps },
+	{ "notify_twice", test_notify_twice },
+	{ "restart_app_tag", test_restart_app_tag },
+	{ "notify_restart_cycle", test_notify_restart_cycle },
+	{ "reuse_task_tag", test_reuse_task_tag },
+	{ "wide_tag_ids", test_wide_tag_ids },
+	{ "diamond", test_diamond },
+	{ "get_task", test_get_task },
+	VTEST_END
+};
+
+static const struct vtest_suite suites[] =
+{
+	{ "tags", NULL, NULL, tag_cases },
+	{ NULL, NULL, NULL, NULL }
+};
+
+int main(int argc, char **argv)
+{
+	return vtest_run(argc, argv, suites);
+}
