@@ -128,6 +128,56 @@ static void execute_job(struct worker *w, struct job *job)
 	job_term_release(job);
 }
 
+/* How long an idle worker polls before sleeping, in microseconds, and how
+ * many workers may poll at once. Polling lets a worker take the next task
+ * without the pushing thread paying for a wake-up; one poller is enough for
+ * that, and more would take cores from the threads submitting the work. */
+#define POLL_US 100.0
+#define MAX_POLLERS 1
+
+/* Polls for a task for up to POLL_US; counted in rt_npolling meanwhile.
+ * *from_poll tells whether the task was found while polling. */
+static struct starpu_task *poll_for_task(struct worker *w, int *from_poll)
+{
+	struct starpu_task *task = NULL;
+	if (atomic_fetch_add_explicit(&rt_npolling, 1, memory_order_seq_cst) >= MAX_POLLERS)
+	{
+		atomic_fetch_sub_explicit(&rt_npolling, 1, memory_order_seq_cst);
+		return NULL;
+	}
+	double deadline = os_now_us() + POLL_US;
+	unsigned tries = 0;
+	while (!should_stop(w) && !paused())
+	{
+		/* Spin briefly, then yield between looks: on a machine with no
+		 * spare core, the thread submitting the work may be waiting
+		 * for ours. */
+		if (++tries < 16)
+			for (unsigned k = 0; k < 32; k++)
+				os_cpu_relax();
+		else
+			os_yield();
+		if ((task = pop(w)))
+			break;
+		if (os_now_us() > deadline)
+			break;
+	}
+	if (task)
+	{
+		/* Publish before leaving the polling count, so that pushers keep
+		 * seeing a worker about to come back. */
+		atomic_store_explicit(&rt_poll_exec_start, (long long) os_now_us(), memory_order_relaxed);
+		*from_poll = 1;
+	}
+	atomic_fetch_sub_explicit(&rt_npolling, 1, memory_order_seq_cst);
+	/* Pairs with the fence in worker_wake_one_idle(): a pusher that saw us
+	 * polling skipped the wake-up, so look once more now that we stopped. */
+	atomic_thread_fence(memory_order_seq_cst);
+	if (!task)
+		task = pop(w);
+	return task;
+}
+
 /* One cycle; with may_sleep, an idle worker sleeps until woken. */
 static int run_once(struct worker *w, int may_sleep)
 {
@@ -138,21 +188,16 @@ static int run_once(struct worker *w, int may_sleep)
 		wait_if_paused(w);
 	}
 	struct starpu_task *task = pop(w);
+	int from_poll = 0;
 	if (!task && may_sleep && !os_is_simulated())
-	{
-		/* Poll a little before paying for a sleep and a wake-up. */
-		unsigned spins = rt.conf.driver_spinning_backoff_max ? rt.conf.driver_spinning_backoff_max : 32;
-		for (unsigned i = 0; i < spins && !task && !should_stop(w); i++)
-		{
-			for (unsigned k = 0; k < (i + 1) * 8; k++)
-				os_cpu_relax();
-			task = pop(w);
-		}
-	}
+		task = poll_for_task(w, &from_poll);
 	if (!task && may_sleep)
 		task = worker_idle(w);
-	if (task)
-		execute_job(w, job_of(task));
+	if (!task)
+		return 0;
+	execute_job(w, job_of(task));
+	if (from_poll)
+		atomic_store_explicit(&rt_poll_exec_start, 0, memory_order_relaxed);
 	return 0;
 }
 

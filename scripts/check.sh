@@ -8,4 +8,4 @@ sh "$root/scripts/deps.sh"
 sh "$root/scripts/build.sh"
 cd "$root/build"
 [ $# -gt 0 ] || set -- check
-make -j"${JOBS:-2}" "$@"
+make -j"${JOBS:-2}" --no-print-directory "$@"

@@ -63,16 +63,17 @@ struct runtime
 	os_cond_t pause_cond;
 	_Atomic int pause_depth;
 
-	/* Task accounting. The counters are atomics; submit_mutex protects
-	 * the waiters' fields and orders their sleep with the last decrement. */
-	_Atomic long nsubmitted;	/* submitted, not yet terminated */
-	_Atomic long nready;		/* dependencies met, not yet terminated */
-	_Atomic int nwaiters;		/* threads in a wait_for_* call */
-	_Atomic long wait_threshold;	/* wake waiters when nsubmitted <= this */
+	/* Task accounting. The counters are atomics, each on its own cache
+	 * line: they are written by every submission and termination, and
+	 * must not drag the read-mostly fields above along. submit_mutex
+	 * protects the waiters' sleep against the last decrement. */
+	_Alignas(64) _Atomic long nsubmitted;	/* submitted, not yet terminated */
+	_Alignas(64) _Atomic long nready;	/* dependencies met, not yet terminated */
+	_Alignas(64) _Atomic unsigned long next_job_id;
+	_Alignas(64) _Atomic int nwaiters;	/* threads in a wait_for_* call */
+	_Atomic long wait_threshold;		/* wake waiters when nsubmitted <= this */
 	os_mutex_t submit_mutex;
 	os_cond_t submit_cond;
-
-	_Atomic unsigned long next_job_id;
 
 	/* Workers told to stop by starpu_drivers_request_termination(). */
 	_Atomic int drivers_termination_requested;

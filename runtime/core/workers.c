@@ -13,7 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-_Atomic int rt_nidle;
+/* Each on its own cache line: written by workers as they change state, read
+ * by every push. */
+_Alignas(64) _Atomic int rt_nidle;
+_Alignas(64) _Atomic int rt_npolling;
+_Alignas(64) _Atomic long long rt_poll_exec_start;
 
 struct worker *worker_self(void)
 {
@@ -104,6 +108,8 @@ int workers_setup(void)
 
 	rt.worker_mask = ncpus > 0 ? STARPU_CPU : 0;
 	atomic_store(&rt_nidle, 0);
+	atomic_store(&rt_npolling, 0);
+	atomic_store(&rt_poll_exec_start, 0);
 	return 0;
 }
 
@@ -187,13 +193,19 @@ int worker_wake(struct worker *w)
 	return woken;
 }
 
-void worker_wake_one_idle(unsigned ctx_id, struct starpu_task *task)
+void worker_wake_one_idle(unsigned ctx_id, struct starpu_task *task, int backlog)
 {
-	/* Pairs with the fence of an idle worker between announcing itself and
-	 * looking at the queues: either it sees the work pushed before this
-	 * fence, or this load sees it idle. */
+	/* Pairs with the fence of a worker between announcing itself idle (or
+	 * stopping to poll) and looking at the queues: either it sees the work
+	 * pushed before this fence, or the loads below see it idle. */
 	atomic_thread_fence(memory_order_seq_cst);
 	if (atomic_load_explicit(&rt_nidle, memory_order_relaxed) == 0)
+		return;
+	int npolling = atomic_load_explicit(&rt_npolling, memory_order_relaxed);
+	if (backlog <= npolling)
+		return;
+	long long t0 = atomic_load_explicit(&rt_poll_exec_start, memory_order_relaxed);
+	if (t0 && backlog <= npolling + 1 && (long long) os_now_us() - t0 < POLL_GRACE_US)
 		return;
 	struct sched_ctx *ctx = sched_ctx_get(ctx_id);
 	unsigned n = ctx->nworkers;

@@ -13,12 +13,15 @@
  *     relaxed (state_relax_refcnt > 0); worker_lock() waits for that.
  * sched_mutex is otherwise a leaf: nothing else is locked while holding it.
  *
- * Sleeping: an idle worker announces itself (status WS_SLEEP_PENDING and
- * rt_nidle incremented), tries once more to get a task, then sleeps on
- * sched_cond. A thread that makes work available calls worker_wake(), which
- * either signals a sleeping worker or sets state_keep_awake so a worker about
- * to sleep retries instead. rt_nidle lets pushers skip all of this when no
- * worker is idle.
+ * Idling: a worker that finds no task first polls for a short while (real
+ * runs only), counted in rt_npolling; then it announces itself idle (status
+ * WS_SLEEP_PENDING, rt_nidle incremented), tries once more to get a task,
+ * and sleeps on sched_cond. A thread that makes work available calls
+ * worker_wake(), which either signals a sleeping worker or sets
+ * state_keep_awake so that a worker about to sleep retries instead.
+ * worker_wake_one_idle() skips all of this when no worker is idle, or when
+ * polling workers are enough for the queued work: a wake-up costs the
+ * pushing thread a system call, polling costs nothing to it.
  */
 #ifndef VELA_WORKERS_H
 #define VELA_WORKERS_H
@@ -85,8 +88,18 @@ struct worker
 	unsigned long executed;		/* tasks run, for statistics */
 } __attribute__((aligned(64)));
 
-/* Idle workers (announced WS_SLEEP_PENDING or WS_SLEEPING). */
+/* Idle workers (announced WS_SLEEP_PENDING or WS_SLEEPING), and workers
+ * polling for work before they go idle. */
 extern _Atomic int rt_nidle;
+extern _Atomic int rt_npolling;
+/* When the polling worker started running the task its polling found (µs,
+ * 0 when it is not running one): it will be back polling soon, unless the
+ * task is long. */
+extern _Atomic long long rt_poll_exec_start;
+
+/* A polling worker running a task is trusted to come back for the next one
+ * only for this long; after that, pushers wake a sleeping worker. */
+#define POLL_GRACE_US 20
 
 static inline struct worker *worker_get(int id)
 {
@@ -99,9 +112,10 @@ struct worker *worker_self(void);
 /* Wakes w if it is asleep or about to sleep; returns 1 if it did. Takes
  * w's sched_mutex (do not hold another worker's). */
 int worker_wake(struct worker *w);
-/* Wakes one idle worker among those of sched context ctx that can run
- * task (NULL: any); cheap when no worker is idle. */
-void worker_wake_one_idle(unsigned ctx, struct starpu_task *task);
+/* After pushing task to a queue now holding backlog tasks, wakes one idle
+ * worker of sched context ctx that can run it (task NULL: any), unless
+ * polling workers will take the backlog. Cheap when nobody is idle. */
+void worker_wake_one_idle(unsigned ctx, struct starpu_task *task, int backlog);
 /* Wakes every worker (shutdown, resume). */
 void worker_wake_all(void);
 

@@ -112,11 +112,12 @@ static int posix_setspecific(os_key_t key, const void *value)
 static int posix_mutex_init(os_mutex_t *mutex, int recursive)
 {
 	memset(mutex, 0, sizeof(*mutex));
-	if (!recursive)
-		return pthread_mutex_init(PM(mutex), NULL);
 	pthread_mutexattr_t attr;
 	pthread_mutexattr_init(&attr);
-	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+	/* The runtime's critical sections are a few instructions long: spinning
+	 * a little before sleeping in the kernel saves a system call on most
+	 * contended acquisitions. */
+	pthread_mutexattr_settype(&attr, recursive ? PTHREAD_MUTEX_RECURSIVE : PTHREAD_MUTEX_ADAPTIVE_NP);
 	int ret = pthread_mutex_init(PM(mutex), &attr);
 	pthread_mutexattr_destroy(&attr);
 	return ret;

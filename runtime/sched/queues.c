@@ -7,6 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+void *sched_zalloc_aligned(size_t size)
+{
+	size = (size + 63) & ~(size_t) 63;
+	void *p = aligned_alloc(64, size);
+	if (p)
+		memset(p, 0, size);
+	return p;
+}
+
 void fifo_init(struct task_fifo *q)
 {
 	os_mutex_init(&q->lock);

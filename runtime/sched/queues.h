@@ -20,7 +20,7 @@ struct task_fifo
 	os_mutex_t lock;
 	struct starpu_task_list list;
 	_Atomic int ntasks;
-};
+} __attribute__((aligned(64)));
 
 void fifo_init(struct task_fifo *q);
 void fifo_destroy(struct task_fifo *q);
@@ -46,7 +46,7 @@ struct task_prioq
 	int cap;
 	struct prio_level *levels;	/* decreasing priority: [0] is the highest */
 	_Atomic int ntasks;
-};
+} __attribute__((aligned(64)));
 
 void prioq_init(struct task_prioq *q);
 void prioq_destroy(struct task_prioq *q);
@@ -58,5 +58,9 @@ static inline int prioq_ntasks(struct task_prioq *q)
 {
 	return atomic_load_explicit(&q->ntasks, memory_order_relaxed);
 }
+
+/* Zeroed memory aligned for the queues above (calloc does not honour their
+ * cache-line alignment). NULL on failure; free() it. */
+void *sched_zalloc_aligned(size_t size);
 
 #endif /* VELA_QUEUES_H */

@@ -18,7 +18,7 @@ struct eager_data
 
 static void eager_init(unsigned ctx)
 {
-	struct eager_data *d = calloc(1, sizeof(*d));
+	struct eager_data *d = sched_zalloc_aligned(sizeof(*d));
 	if (!d)
 		abort();
 	fifo_init(&d->fifo);
@@ -27,7 +27,7 @@ static void eager_init(unsigned ctx)
 
 static void prio_init(unsigned ctx)
 {
-	struct eager_data *d = calloc(1, sizeof(*d));
+	struct eager_data *d = sched_zalloc_aligned(sizeof(*d));
 	if (!d)
 		abort();
 	prioq_init(&d->prioq);
@@ -57,7 +57,7 @@ static int eager_push(struct starpu_task *task)
 {
 	struct eager_data *d = starpu_sched_ctx_get_policy_data(task->sched_ctx);
 	fifo_push_back(&d->fifo, task);
-	worker_wake_one_idle(task->sched_ctx, task);
+	worker_wake_one_idle(task->sched_ctx, task, fifo_ntasks(&d->fifo));
 	return 0;
 }
 
@@ -65,7 +65,7 @@ static int prio_push(struct starpu_task *task)
 {
 	struct eager_data *d = starpu_sched_ctx_get_policy_data(task->sched_ctx);
 	prioq_push(&d->prioq, task);
-	worker_wake_one_idle(task->sched_ctx, task);
+	worker_wake_one_idle(task->sched_ctx, task, prioq_ntasks(&d->prioq));
 	return 0;
 }
 

@@ -33,7 +33,7 @@ static uint64_t mix64(uint64_t x)
 static void random_init(unsigned ctx)
 {
 	unsigned n = starpu_worker_get_count();
-	struct rnd_policy_data *d = calloc(1, sizeof(*d) + sizeof(struct task_fifo) * (n ? n : 1));
+	struct rnd_policy_data *d = sched_zalloc_aligned(sizeof(*d) + sizeof(struct task_fifo) * (n ? n : 1));
 	if (!d)
 		abort();
 	d->seed = (uint64_t) starpu_get_env_number_default("STARPU_RAND_SEED", 0);

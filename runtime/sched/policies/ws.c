@@ -27,7 +27,7 @@ struct ws_data
 static void ws_init_common(unsigned ctx, int locality)
 {
 	unsigned n = starpu_worker_get_count();
-	struct ws_data *d = calloc(1, sizeof(*d) + sizeof(struct task_prioq) * (n ? n : 1));
+	struct ws_data *d = sched_zalloc_aligned(sizeof(*d) + sizeof(struct task_prioq) * (n ? n : 1));
 	if (!d)
 		abort();
 	d->locality = locality;
@@ -84,7 +84,7 @@ static int ws_push(struct starpu_task *task)
 	prioq_push(&d->queues[target], task);
 	/* The target may be asleep; if it is busy, an idle worker can steal. */
 	if (target == starpu_worker_get_id() || !worker_wake(worker_get(target)))
-		worker_wake_one_idle(ctx, task);
+		worker_wake_one_idle(ctx, task, prioq_ntasks(&d->queues[target]));
 	return 0;
 }
 
