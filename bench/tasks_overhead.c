@@ -51,6 +51,7 @@ struct opts {
 	int indep;
 	int chain;
 	int with_create;
+	int only_create;	/* -s indep-create / chain-create */
 	int machine;
 	const char *policy;	/* NULL: leave the choice to STARPU_SCHED/default */
 };
@@ -256,7 +257,7 @@ static void usage(FILE *f)
 		"usage: tasks_overhead [-n N] [-r R] [-s indep|chain|both] [-p policy] [-c] [-m]\n"
 		"  -n N       tasks per repetition (default 100000)\n"
 		"  -r R       repetitions; the median and minimum are reported (default 5)\n"
-		"  -s SHAPE   indep, chain or both (default both)\n"
+		"  -s SHAPE   indep, chain, both, indep-create or chain-create (default both)\n"
 		"  -p POLICY  scheduling policy, overriding STARPU_SCHED\n"
 		"             (default: STARPU_SCHED or the runtime's default)\n"
 		"  -c         also measure tasks from starpu_task_create() (destroy=1)\n"
@@ -302,6 +303,14 @@ int main(int argc, char **argv)
 				o.chain = 1;
 			} else if (strcmp(optarg, "both") == 0) {
 				o.indep = o.chain = 1;
+			} else if (strcmp(optarg, "indep-create") == 0) {
+				o.indep = 1;
+				o.chain = 0;
+				o.only_create = 1;
+			} else if (strcmp(optarg, "chain-create") == 0) {
+				o.indep = 0;
+				o.chain = 1;
+				o.only_create = 1;
 			} else {
 				fprintf(stderr, "tasks_overhead: bad shape '%s'\n", optarg);
 				return EXIT_FAILURE;
@@ -362,13 +371,13 @@ int main(int argc, char **argv)
 	if (ret != 0)
 		die("starpu_init", ret);
 
-	if (o.indep)
+	if (o.indep && !o.only_create)
 		measure(&o, tasks, policy, samples, 0, 0);
-	if (o.chain)
+	if (o.chain && !o.only_create)
 		measure(&o, tasks, policy, samples, 1, 0);
-	if (o.with_create && o.indep)
+	if ((o.with_create || o.only_create) && o.indep)
 		measure(&o, tasks, policy, samples, 0, 1);
-	if (o.with_create && o.chain)
+	if ((o.with_create || o.only_create) && o.chain)
 		measure(&o, tasks, policy, samples, 1, 1);
 
 	starpu_shutdown();

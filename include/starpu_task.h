@@ -89,6 +89,10 @@ typedef starpu_mpi_ms_kernel_t (*starpu_mpi_ms_func_t)(void);
 struct starpu_task;
 struct starpu_perfmodel;
 struct starpu_profiling_task_info;
+
+/* Bytes reserved in each task for the runtime's bookkeeping (see
+ * starpu_task.vela_job). */
+#define VELA_TASK_JOB_STORAGE 448
 typedef struct starpu_task_bundle_s *starpu_task_bundle_t;
 
 /* A codelet must be zero-filled before use (static storage, a designated
@@ -237,6 +241,16 @@ struct starpu_task
 	unsigned nb_termination_call_required;
 	/* Free for the scheduling policy's use. */
 	void *sched_data;
+
+	/* Vela: room for the runtime's bookkeeping of the task (its "job"), so
+	 * that submitting a task allocates nothing. Opaque; not copied by
+	 * starpu_task_dup(). */
+	union
+	{
+		unsigned char bytes[VELA_TASK_JOB_STORAGE];
+		void *align_ptr_;
+		long long align_ll_;
+	} vela_job;
 };
 
 #define STARPU_TASK_TYPE_NORMAL 0

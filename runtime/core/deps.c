@@ -34,7 +34,7 @@ static int reaches(struct job *start, struct job *target, unsigned budget)
 			found = 1;
 			break;
 		}
-		os_mutex_lock(&j->lock);
+		os_mutex_lock(job_lock(j));
 		for (unsigned i = 0; i < j->nsucc; i++)
 		{
 			if (j->succ[i].end_dep)
@@ -49,7 +49,7 @@ static int reaches(struct job *start, struct job *target, unsigned budget)
 			}
 			stack[top++] = j->succ[i].job;
 		}
-		os_mutex_unlock(&j->lock);
+		os_mutex_unlock(job_lock(j));
 	}
 	free(stack);
 	return found;
@@ -162,7 +162,7 @@ int starpu_task_get_task_succs(struct starpu_task *task, unsigned ndeps, struct 
 	struct job *job = job_of(task);
 	if (!job)
 		return 0;
-	os_mutex_lock(&job->lock);
+	os_mutex_lock(job_lock(job));
 	unsigned n = 0;
 	for (unsigned i = 0; i < job->nsucc; i++)
 	{
@@ -172,7 +172,7 @@ int starpu_task_get_task_succs(struct starpu_task *task, unsigned ndeps, struct 
 			task_array[n] = job->succ[i].job->task;
 		n++;
 	}
-	os_mutex_unlock(&job->lock);
+	os_mutex_unlock(job_lock(job));
 	return (int) n;
 }
 

@@ -12,6 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+struct job_stripe job_stripes[JOB_STRIPES];
+
+_Static_assert(sizeof(struct job) <= VELA_TASK_JOB_STORAGE, "struct job does not fit in starpu_task.vela_job");
+
 void job_init(struct job *job, struct starpu_task *task)
 {
 	/* The inline buffers are filled on submission; skip clearing them. */
@@ -24,10 +28,6 @@ void job_init(struct job *job, struct starpu_task *task)
 	job->succ_cap = sizeof(job->succ_inline) / sizeof(job->succ_inline[0]);
 	job->buffers = job->buffers_inline;
 	job->sched_ctx = STARPU_NMAX_SCHED_CTXS;
-	/* lock and cond are zero-filled above, which the OS seam defines as
-	 * initialised: no call needed on this hot path. */
-	job->deferred_next = NULL;
-	job->acquire_next = NULL;
 }
 
 void job_fini(struct job *job)
@@ -52,18 +52,18 @@ void job_fini(struct job *job)
 		free(job->succ);
 	if (job->buffers != job->buffers_inline)
 		free(job->buffers);
-	os_cond_destroy(&job->cond);
-	os_mutex_destroy(&job->lock);
+	free(job->scratch);
+	job->succ = job->succ_inline;
+	job->buffers = job->buffers_inline;
+	job->scratch = NULL;
 }
 
 struct job *job_get(struct starpu_task *task)
 {
-	struct job *job = task->starpu_private;
+	struct job *job = job_of(task);
 	if (job)
 		return job;
-	job = malloc(sizeof(*job));
-	if (!job)
-		return NULL;
+	job = (struct job *) (void *) task->vela_job.bytes;
 	job_init(job, task);
 	task->starpu_private = job;
 	return job;
@@ -71,21 +71,22 @@ struct job *job_get(struct starpu_task *task)
 
 void job_reset(struct job *job)
 {
-	os_mutex_lock(&job->lock);
+	os_mutex_lock(job_lock(job));
 	job->submitted = 1;
 	job->released = 0;
 	job->terminated = 0;
-	os_mutex_unlock(&job->lock);
+	os_mutex_unlock(job_lock(job));
 	job->nacquired = 0;
 	job->worker = NULL;
 }
 
 int job_add_succ(struct job *pred, struct job *job, int end_dep)
 {
-	os_mutex_lock(&pred->lock);
+	os_mutex_t *lock = job_lock(pred);
+	os_mutex_lock(lock);
 	if (pred->released)
 	{
-		os_mutex_unlock(&pred->lock);
+		os_mutex_unlock(lock);
 		return 0;
 	}
 	if (pred->nsucc == pred->succ_cap)
@@ -94,7 +95,7 @@ int job_add_succ(struct job *pred, struct job *job, int end_dep)
 		struct job_succ *s = malloc(sizeof(*s) * cap);
 		if (!s)
 		{
-			os_mutex_unlock(&pred->lock);
+			os_mutex_unlock(lock);
 			rt_error("out of memory recording a dependency on job %lu", pred->id);
 			abort();
 		}
@@ -107,7 +108,7 @@ int job_add_succ(struct job *pred, struct job *job, int end_dep)
 	pred->succ[pred->nsucc].job = job;
 	pred->succ[pred->nsucc].end_dep = (unsigned char) end_dep;
 	pred->nsucc++;
-	os_mutex_unlock(&pred->lock);
+	os_mutex_unlock(lock);
 	return 1;
 }
 
@@ -211,7 +212,7 @@ static void run_callback(struct starpu_task *task)
  * and a resubmission (which clears released) only happens after this. */
 static void release_successors(struct job *job)
 {
-	os_mutex_lock(&job->lock);
+	os_mutex_lock(job_lock(job));
 	job->released = 1;
 	struct job_succ *succ = job->succ;
 	unsigned n = job->nsucc;
@@ -221,7 +222,7 @@ static void release_successors(struct job *job)
 		job->succ = job->succ_inline;
 		job->succ_cap = sizeof(job->succ_inline) / sizeof(job->succ_inline[0]);
 	}
-	os_mutex_unlock(&job->lock);
+	os_mutex_unlock(job_lock(job));
 	for (unsigned i = 0; i < n; i++)
 	{
 		if (succ[i].end_dep)
@@ -260,11 +261,12 @@ static void job_terminate(struct job *job)
 
 	if (job->kind == JOB_ACQUIRE)
 	{
-		/* The application released its acquisition. */
+		/* The application released its acquisition (data/acquire.c owns
+		 * the memory). */
 		data_release_job(job);
 		release_successors(job);
 		job_fini(job);
-		free(job);
+		data_acquire_free(job);
 		return;
 	}
 
@@ -290,15 +292,15 @@ static void job_terminate(struct job *job)
 
 	/* From the moment terminated is set, a waiter may free a task that is
 	 * not detached: touch nothing of it afterwards. */
-	os_mutex_lock(&job->lock);
+	os_mutex_lock(job_lock(job));
 	job->terminated = 1;
 	job->submitted = 0;
 	if (job->nwaiters)
-		os_cond_broadcast(&job->cond);
-	os_mutex_unlock(&job->lock);
+		os_cond_broadcast(job_cond(job));
+	os_mutex_unlock(job_lock(job));
 
 	if (destroy_now)
-		job_destroy_task(task);
+		job_release_task(task);
 	if (counted)
 		rt_task_counters_done(1);
 }
@@ -310,9 +312,9 @@ void job_term_release(struct job *job)
 }
 
 /* ------------------------------------------------------------------ */
-/* Task blocks: starpu_task_create() allocates a task with its job. Freed
- * blocks are kept a while in a FIFO before reuse: allocation stays cheap,
- * and a task used after destruction is usually caught (its magic is dead). */
+/* Tasks from starpu_task_create(). Freed tasks are kept a while in a FIFO
+ * before reuse: allocation stays cheap, and a task used after destruction
+ * is usually caught (its magic is dead). */
 
 #define TASK_MAGIC 42
 #define TASK_DEAD_MAGIC 0x0dead
@@ -320,12 +322,11 @@ void job_term_release(struct job *job)
 struct task_block
 {
 	struct starpu_task task;
-	struct job job;
 	struct task_block *pool_next;
 };
 
-#define POOL_KEEP 256		/* freed blocks kept before reuse */
-#define POOL_MAX 4096		/* beyond this, blocks go back to malloc */
+#define POOL_KEEP 256		/* freed tasks kept before reuse */
+#define POOL_MAX 4096		/* beyond this, tasks go back to malloc */
 
 static os_mutex_t pool_lock = OS_MUTEX_INITIALIZER;
 static struct task_block *pool_head, *pool_tail;
@@ -351,9 +352,7 @@ struct starpu_task *job_alloc_task(void)
 			return NULL;
 	}
 	starpu_task_init(&b->task);
-	job_init(&b->job, &b->task);
-	b->job.embedded = 1;
-	b->task.starpu_private = &b->job;
+	job_get(&b->task)->created = 1;
 	return &b->task;
 }
 
@@ -377,19 +376,12 @@ void job_destroy_task(struct starpu_task *task)
 {
 	struct job *job = job_of(task);
 	free_task_args(task);
-	task->magic = TASK_DEAD_MAGIC;
-	if (!job)
-		return;
-	if (!job->embedded)
+	if (job)
 	{
-		/* A task initialised by the application: only the job is ours. */
 		job_fini(job);
-		free(job);
-		task->starpu_private = NULL;
-		return;
+		job->dead = 1;
 	}
-	job_fini(job);
-	job->dead = 1;
+	task->magic = TASK_DEAD_MAGIC;
 	struct task_block *b = (struct task_block *) ((char *) task - offsetof(struct task_block, task));
 	b->pool_next = NULL;
 	struct task_block *to_free = NULL;
@@ -413,6 +405,21 @@ void job_destroy_task(struct starpu_task *task)
 int job_task_is_dead(const struct starpu_task *task)
 {
 	return task->magic == TASK_DEAD_MAGIC;
+}
+
+void job_release_task(struct starpu_task *task)
+{
+	struct job *job = job_of(task);
+	if (job && job->created)
+		job_destroy_task(task);
+	else if (job)
+	{
+		/* An application-allocated task: free what we hold, leave the
+		 * memory to its owner. */
+		free_task_args(task);
+		job_fini(job);
+		task->starpu_private = NULL;
+	}
 }
 
 __attribute__((destructor)) static void pool_free_all(void)

@@ -13,14 +13,15 @@
  * predecessor releases them once it terminates. Lock order: a data handle's
  * lock before a job's lock; a job's lock is otherwise a leaf.
  *
- * starpu_task_create() allocates the task and its job together; tasks set up
- * with starpu_task_init() get their job on first use (task->starpu_private).
+ * The job lives inside its task (starpu_task.vela_job), so submitting
+ * allocates nothing; task->starpu_private points to it once initialised.
  */
 #ifndef VELA_JOB_H
 #define VELA_JOB_H
 
 #include <starpu.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include "os/os.h"
 
 struct tag;
@@ -31,26 +32,23 @@ struct worker;
 struct job_buffer
 {
 	starpu_data_handle_t handle;
-	enum starpu_data_access_mode mode;	/* merged over duplicates */
-	unsigned index;				/* first position in the task */
 	struct job *job;
 	/* Implicit dependencies: membership in handle->readers (data/). */
 	struct job_buffer *rd_prev;
 	struct job_buffer *rd_next;
+	/* Data access requests waiting on the handle. */
+	struct job_buffer *wait_next;
+	unsigned short mode;			/* enum starpu_data_access_mode, merged */
+	unsigned short index;			/* first position in the task */
 	unsigned char in_readers;
 	unsigned char seq_consistent;		/* takes part in implicit deps */
 	unsigned char granted;			/* data access held */
-	/* Data access requests waiting on the handle. */
-	struct job_buffer *wait_next;
-	/* STARPU_SCRATCH: the private interface given to the task, owned by
-	 * the job between fetch and the end of execution. */
-	void *scratch;
 };
 
 enum job_kind
 {
 	JOB_TASK = 0,		/* a task to execute (or a sync point) */
-	JOB_ACQUIRE		/* the application's starpu_data_acquire */
+	JOB_ACQUIRE		/* the application's starpu_data_acquire (data/acquire.c) */
 };
 
 /* An entry of a successor list: a job whose start (or end) waits for us. */
@@ -60,21 +58,28 @@ struct job_succ
 	unsigned char end_dep;	/* releases an end dependency, not a start one */
 };
 
+/* Buffers kept inside the job; tasks with more get a heap array. */
+#define JOB_INLINE_BUFFERS 4
+
 struct job
 {
-	struct starpu_task *task;
+	struct starpu_task *task;	/* NULL for JOB_ACQUIRE */
 	unsigned long id;
-	enum job_kind kind;
 
 	_Atomic int ndeps;		/* see header comment */
 	_Atomic int term_calls;		/* see header comment */
 
-	/* Protected by lock. */
-	os_mutex_t lock;
-	os_cond_t cond;			/* starpu_task_wait() sleeps here */
-	int submitted;			/* between submit and termination */
-	int released;			/* successors released: no new ones */
-	int terminated;			/* done, as starpu_task_wait sees it */
+	/* Protected by job_lock(job). */
+	unsigned char submitted;	/* between submit and termination */
+	unsigned char released;		/* successors released: no new ones */
+	unsigned char terminated;	/* done, as starpu_task_wait sees it */
+	unsigned char kind;		/* enum job_kind */
+	/* Owned by the submitting thread, then by the worker running it. */
+	unsigned char counted;		/* counted in rt.nsubmitted */
+	unsigned char owns_dyn_interfaces;	/* task->dyn_interfaces is ours */
+	unsigned char owns_dyn_handles;	/* task->dyn_handles/dyn_modes are ours */
+	unsigned char dead;		/* destroyed (misuse detection) */
+	unsigned char created;		/* the task comes from starpu_task_create */
 	int nwaiters;
 	struct job_succ *succ;
 	unsigned nsucc;
@@ -82,41 +87,62 @@ struct job
 	struct job_succ succ_inline[4];
 
 	struct tag *tag;		/* the task's tag, if use_tag */
-	int counted;			/* counted in rt.nsubmitted */
 
 	/* Data: distinct handles in address order. */
 	unsigned nbuffers;
 	unsigned nacquired;		/* access granted for buffers[0..nacquired) */
-	struct job_buffer *buffers;
-	struct job_buffer buffers_inline[STARPU_NMAXBUFS];
+	struct job_buffer *buffers;	/* buffers_inline or a heap array */
+	void **scratch;			/* STARPU_SCRATCH interfaces during execution */
 
 	unsigned nimpl;
-	struct worker *worker;		/* the worker running/that ran it */
 	unsigned sched_ctx;
-	int embedded;			/* allocated with its task by starpu_task_create */
-	int owns_dyn_interfaces;	/* task->dyn_interfaces allocated by the runtime */
-	int owns_dyn_handles;		/* task->dyn_handles/dyn_modes from task_insert */
-	int dead;			/* destroyed (for misuse detection) */
+	struct worker *worker;		/* the worker running/that ran it */
 
-	/* JOB_ACQUIRE: called once access is granted (data/acquire.c). */
+	/* JOB_ACQUIRE: called once access is granted. */
 	void (*acquire_cb)(struct job *job);
-	void (*user_cb)(void *arg);	/* starpu_data_acquire_cb's callback */
-	void *user_arg;
-	void *acquire_sync;		/* blocking acquire: what the caller sleeps on */
-	int acquire_node;
-	struct job *acquire_next;	/* the handle's stack of acquisitions */
 
 	struct job *deferred_next;	/* rt_thread deferred list */
+	struct job_buffer buffers_inline[JOB_INLINE_BUFFERS];
 };
 
+/* The job's lock and condition: striped over the jobs (a job's lock is a
+ * leaf, taken after a data handle's, never with another job's). */
+struct job_stripe
+{
+	os_mutex_t lock;
+	os_cond_t cond;
+};
+#define JOB_STRIPES 256
+extern struct job_stripe job_stripes[JOB_STRIPES];
+
+static inline struct job_stripe *job_stripe_of(const struct job *job)
+{
+	uintptr_t a = (uintptr_t) job;
+	return &job_stripes[((a >> 6) * 0x9e3779b97f4a7c15ULL) >> 56];
+}
+
+static inline os_mutex_t *job_lock(const struct job *job)
+{
+	return &job_stripe_of(job)->lock;
+}
+
+static inline os_cond_t *job_cond(const struct job *job)
+{
+	return &job_stripe_of(job)->cond;
+}
+
+/* The task's job, or NULL if it was never initialised. A task copied with
+ * a plain struct copy carries a pointer to the original's job: ignored. */
 static inline struct job *job_of(struct starpu_task *task)
 {
-	return (struct job *) task->starpu_private;
+	struct job *job = task->starpu_private;
+	return job == (struct job *) (void *) task->vela_job.bytes ? job : NULL;
 }
 
 /* The job of task, created (and attached) if needed. */
 struct job *job_get(struct starpu_task *task);
 void job_init(struct job *job, struct starpu_task *task);
+/* Frees what the job holds (heap arrays, its tag's reference). */
 void job_fini(struct job *job);
 /* Prepares a job for a new submission of its task. */
 void job_reset(struct job *job);
@@ -138,11 +164,13 @@ void job_term_release(struct job *job);
 /* Whether a codelet has nothing to execute (NULL codelet, STARPU_NOWHERE). */
 int job_is_noop(const struct job *job);
 
-/* Allocates a task with its job (starpu_task_create). */
+/* Allocates a task (starpu_task_create). */
 struct starpu_task *job_alloc_task(void);
-/* Destroys a task created by starpu_task_create (or frees the job of an
- * initialised one). */
+/* Frees a task created by starpu_task_create. */
 void job_destroy_task(struct starpu_task *task);
+/* Destroys a created task, or cleans an application-allocated one (what
+ * task->destroy means for each). */
+void job_release_task(struct starpu_task *task);
 /* The task was destroyed (its memory is still in the recycling pool). */
 int job_task_is_dead(const struct starpu_task *task);
 

@@ -65,17 +65,14 @@ void starpu_task_clean(struct starpu_task *task)
 		free(task->prologue_callback_pop_arg);
 		task->prologue_callback_pop_arg = NULL;
 	}
-	if (job && !job->embedded)
+	if (job)
 	{
+		int created = job->created;
 		job_fini(job);
-		free(job);
-		task->starpu_private = NULL;
-	}
-	else if (job)
-	{
-		/* A created task keeps its embedded job; make it fresh. */
-		if (job->tag)
-			tag_job_forget(job);
+		/* A created task stays a created task: starpu_task_destroy must
+		 * still free it. */
+		job_init(job, task);
+		job->created = (unsigned char) created;
 	}
 }
 
@@ -107,10 +104,7 @@ void starpu_task_destroy(struct starpu_task *task)
 		rt_warn("starpu_task_destroy: task '%s' is still running; it will be freed when done", starpu_task_get_name(task));
 		return;
 	}
-	if (job && job->embedded)
-		job_destroy_task(task);
-	else
-		starpu_task_clean(task);
+	job_release_task(task);
 }
 
 const char *starpu_task_get_name(struct starpu_task *task)
@@ -366,9 +360,9 @@ int starpu_task_finished(struct starpu_task *task)
 	struct job *job = job_of(task);
 	if (!job)
 		return 0;
-	os_mutex_lock(&job->lock);
+	os_mutex_lock(job_lock(job));
 	int done = job->terminated;
-	os_mutex_unlock(&job->lock);
+	os_mutex_unlock(job_lock(job));
 	return done;
 }
 
@@ -398,18 +392,18 @@ int starpu_task_wait(struct starpu_task *task)
 		rt_error("starpu_task_wait: task '%s' was never submitted (-EINVAL)", starpu_task_get_name(task));
 		return -EINVAL;
 	}
-	os_mutex_lock(&job->lock);
+	os_mutex_lock(job_lock(job));
 	if (!job->submitted && !job->terminated)
 	{
-		os_mutex_unlock(&job->lock);
+		os_mutex_unlock(job_lock(job));
 		rt_error("starpu_task_wait: task '%s' was never submitted (-EINVAL)", starpu_task_get_name(task));
 		return -EINVAL;
 	}
 	job->nwaiters++;
 	while (!job->terminated)
-		os_cond_wait(&job->cond, &job->lock);
+		os_cond_wait(job_cond(job), job_lock(job));
 	job->nwaiters--;
-	os_mutex_unlock(&job->lock);
+	os_mutex_unlock(job_lock(job));
 	if (task->destroy)
 		starpu_task_destroy(task);
 	return 0;
@@ -560,9 +554,11 @@ struct starpu_task *starpu_task_dup(struct starpu_task *task)
 	struct starpu_task *t = starpu_task_create();
 	if (!t)
 		return NULL;
-	void *priv = t->starpu_private;
 	*t = *task;
-	t->starpu_private = priv;
+	/* The copy gets a fresh job of its own. */
+	t->starpu_private = NULL;
+	job_get(t)->created = 1;
+	t->destroy = 1;
 	t->prev = t->next = NULL;
 	t->status = STARPU_TASK_INIT;
 	t->magic = TASK_MAGIC;

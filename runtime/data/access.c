@@ -59,7 +59,7 @@ int data_prepare_job(struct job *job)
 		free(job->buffers);
 		job->buffers = job->buffers_inline;
 	}
-	if (n > STARPU_NMAXBUFS)
+	if (n > JOB_INLINE_BUFFERS)
 	{
 		job->buffers = malloc(sizeof(*job->buffers) * n);
 		if (!job->buffers)
@@ -81,14 +81,13 @@ int data_prepare_job(struct job *job)
 	{
 		struct job_buffer *b = &job->buffers[i];
 		b->handle = STARPU_TASK_GET_HANDLE(task, i);
-		b->mode = STARPU_TASK_GET_MODE(task, i);
-		b->index = i;
+		b->mode = (unsigned short) STARPU_TASK_GET_MODE(task, i);
+		b->index = (unsigned short) i;
 		b->job = job;
 		b->rd_prev = b->rd_next = NULL;
 		b->in_readers = 0;
 		b->granted = 0;
 		b->wait_next = NULL;
-		b->scratch = NULL;
 	}
 	sort_buffers(job->buffers, n);
 	/* Merge repeated handles: one access with the union of the modes. */
@@ -269,6 +268,8 @@ int data_fetch_for_job(struct job *job, unsigned node)
 		if (b->mode & STARPU_SCRATCH)
 		{
 			/* A private buffer of the handle's shape, freed after the task. */
+			if (!job->scratch && !(job->scratch = calloc(job->nbuffers, sizeof(void *))))
+				return -ENOMEM;
 			void *iface = malloc(h->ops->interface_size);
 			if (!iface)
 				return -ENOMEM;
@@ -279,7 +280,7 @@ int data_fetch_for_job(struct job *job, unsigned node)
 				rt_error("task '%s': cannot allocate the scratch buffer of handle %p", starpu_task_get_name(task), (void *) h);
 				return -ENOMEM;
 			}
-			b->scratch = iface;
+			job->scratch[i] = iface;
 			continue;
 		}
 		if (!h->rep[node].allocated)
@@ -307,21 +308,24 @@ int data_fetch_for_job(struct job *job, unsigned node)
 				hi = mid;
 		}
 		b = &job->buffers[lo];
-		ifaces[i] = b->scratch ? b->scratch : h->rep[node].interface;
+		ifaces[i] = job->scratch && job->scratch[lo] ? job->scratch[lo] : h->rep[node].interface;
+		(void) b;
 	}
 	return 0;
 }
 
 void data_job_done_on_node(struct job *job, unsigned node)
 {
+	if (!job->scratch)
+		return;
 	for (unsigned i = 0; i < job->nbuffers; i++)
 	{
 		struct job_buffer *b = &job->buffers[i];
-		if (!b->scratch)
+		if (!job->scratch[i])
 			continue;
 		if (b->handle->ops->free_data_on_node)
-			b->handle->ops->free_data_on_node(b->scratch, node);
-		free(b->scratch);
-		b->scratch = NULL;
+			b->handle->ops->free_data_on_node(job->scratch[i], node);
+		free(job->scratch[i]);
+		job->scratch[i] = NULL;
 	}
 }

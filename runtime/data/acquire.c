@@ -13,6 +13,7 @@
 #include "core/rt.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 struct acquire_sync
@@ -21,6 +22,27 @@ struct acquire_sync
 	os_cond_t cond;
 	int done;
 };
+
+/* An acquisition: a job plus what the application asked for. */
+struct acquire
+{
+	struct job job;
+	int node;			/* where to make the data valid, or NO_NODE */
+	void (*user_cb)(void *arg);	/* starpu_data_acquire_cb's callback */
+	void *user_arg;
+	struct acquire_sync *sync;	/* blocking acquire: what the caller sleeps on */
+	struct acquire *next;		/* the handle's stack of acquisitions */
+};
+
+static struct acquire *acq_of(struct job *job)
+{
+	return (struct acquire *) (void *) ((char *) job - offsetof(struct acquire, job));
+}
+
+void data_acquire_free(struct job *job)
+{
+	free(acq_of(job));
+}
 
 static int check_args(starpu_data_handle_t h, int node, enum starpu_data_access_mode mode, const char *fn)
 {
@@ -52,24 +74,24 @@ static int check_args(starpu_data_handle_t h, int node, enum starpu_data_access_
 
 static struct job *acquire_job_new(starpu_data_handle_t h, int node, enum starpu_data_access_mode mode, int sequential_consistency)
 {
-	struct job *job = malloc(sizeof(*job));
-	if (!job)
+	struct acquire *a = calloc(1, sizeof(*a));
+	if (!a)
 		return NULL;
+	struct job *job = &a->job;
 	job_init(job, NULL);
 	job->kind = JOB_ACQUIRE;
 	job->id = atomic_fetch_add_explicit(&rt.next_job_id, 1, memory_order_relaxed) + 1;
-	job->acquire_node = node;
+	a->node = node;
 	job->nbuffers = 1;
 	struct job_buffer *b = &job->buffers[0];
 	b->handle = h;
-	b->mode = mode & (STARPU_RW | STARPU_COMMUTE);
+	b->mode = (unsigned short) (mode & (STARPU_RW | STARPU_COMMUTE));
 	b->index = 0;
 	b->job = job;
 	b->rd_prev = b->rd_next = NULL;
 	b->in_readers = 0;
 	b->granted = 0;
 	b->wait_next = NULL;
-	b->scratch = NULL;
 	b->seq_consistent = sequential_consistency && h->seq_consistency;
 	return job;
 }
@@ -78,13 +100,14 @@ static struct job *acquire_job_new(starpu_data_handle_t h, int node, enum starpu
  * on the handle so that starpu_data_release() finds it. */
 static void acquired(struct job *job)
 {
+	struct acquire *a = acq_of(job);
 	starpu_data_handle_t h = job->buffers[0].handle;
-	if (job->acquire_node >= 0)
+	if (a->node >= 0)
 	{
 		os_mutex_lock(&h->lock);
-		struct data_replicate *r = &h->rep[job->acquire_node];
+		struct data_replicate *r = &h->rep[a->node];
 		if (!r->allocated && h->ops->allocate_data_on_node &&
-		    h->ops->allocate_data_on_node(r->interface, (unsigned) job->acquire_node) >= 0)
+		    h->ops->allocate_data_on_node(r->interface, (unsigned) a->node) >= 0)
 		{
 			r->allocated = 1;
 			r->allocated_by_runtime = 1;
@@ -93,7 +116,7 @@ static void acquired(struct job *job)
 		os_mutex_unlock(&h->lock);
 	}
 	os_mutex_lock(&h->lock);
-	job->acquire_next = h->acquisitions;
+	a->next = h->acquisitions ? acq_of(h->acquisitions) : NULL;
 	h->acquisitions = job;
 	os_mutex_unlock(&h->lock);
 }
@@ -101,7 +124,7 @@ static void acquired(struct job *job)
 static void granted_sync(struct job *job)
 {
 	acquired(job);
-	struct acquire_sync *s = job->acquire_sync;
+	struct acquire_sync *s = acq_of(job)->sync;
 	os_mutex_lock(&s->mutex);
 	s->done = 1;
 	os_cond_signal(&s->cond);
@@ -114,7 +137,7 @@ static void granted_cb(struct job *job)
 	struct rt_thread *t = rt_thread();
 	int was = t->in_callback;
 	t->in_callback = 1;
-	job->user_cb(job->user_arg);
+	acq_of(job)->user_cb(acq_of(job)->user_arg);
 	t->in_callback = was;
 }
 
@@ -132,7 +155,7 @@ int starpu_data_acquire_on_node(starpu_data_handle_t handle, int node, enum star
 	os_mutex_init(&s.mutex);
 	os_cond_init(&s.cond);
 	job->acquire_cb = granted_sync;
-	job->acquire_sync = &s;
+	acq_of(job)->sync = &s;
 
 	data_implicit_deps(job);
 	job_dep_release(job);
@@ -166,8 +189,8 @@ int starpu_data_acquire_on_node_cb_sequential_consistency(starpu_data_handle_t h
 	if (!job)
 		return -ENOMEM;
 	job->acquire_cb = granted_cb;
-	job->user_cb = callback;
-	job->user_arg = arg;
+	acq_of(job)->user_cb = callback;
+	acq_of(job)->user_arg = arg;
 	data_implicit_deps(job);
 	job_dep_release(job);
 	return 0;
@@ -203,7 +226,7 @@ int starpu_data_acquire_on_node_try(starpu_data_handle_t handle, int node, enum 
 	{
 		os_mutex_unlock(&handle->lock);
 		job_fini(job);
-		free(job);
+		data_acquire_free(job);
 		return -EAGAIN;
 	}
 	data_implicit_register_locked(b);
@@ -231,7 +254,10 @@ void starpu_data_release_on_node(starpu_data_handle_t handle, int node)
 	os_mutex_lock(&handle->lock);
 	struct job *job = handle->acquisitions;
 	if (job)
-		handle->acquisitions = job->acquire_next;
+	{
+		struct acquire *next = acq_of(job)->next;
+		handle->acquisitions = next ? &next->job : NULL;
+	}
 	os_mutex_unlock(&handle->lock);
 	if (!job)
 	{

@@ -113,6 +113,9 @@ int data_implicit_would_wait(starpu_data_handle_t h, enum starpu_data_access_mod
 void data_implicit_register_locked(struct job_buffer *b);
 int data_access_try_locked(starpu_data_handle_t h, struct job_buffer *b);
 
+/* Frees the memory of a terminated acquisition job (acquire.c). */
+void data_acquire_free(struct job *job);
+
 /* Frees a handle whose asynchronous unregistration waited for its last
  * user (handle.c). */
 void data_handle_free_deferred(starpu_data_handle_t h);
