@@ -317,6 +317,7 @@ int starpu_driver_init(struct starpu_driver *d)
 	if (w->driver_initialized)
 		return 0;
 	w->thread = os_thread_self();
+	w->app_tstate = rt.thread_key_backend == os_get_backend() ? os_getspecific(rt.thread_key) : NULL;
 	int ret = worker_start(w);
 	if (ret)
 		return ret;
@@ -347,7 +348,8 @@ int starpu_driver_deinit(struct starpu_driver *d)
 		return 0;
 	worker_stop(w);
 	w->driver_initialized = 0;
-	rt_thread_set(NULL);
+	rt_thread_set(w->app_tstate);
+	w->app_tstate = NULL;
 	return 0;
 }
 

@@ -381,6 +381,11 @@ void job_destroy_task(struct starpu_task *task)
 		job_fini(job);
 		job->dead = 1;
 	}
+	/* As in StarPU, a created task owns the dyn_* arrays it was given. */
+	free(task->dyn_handles);
+	free(task->dyn_modes);
+	task->dyn_handles = NULL;
+	task->dyn_modes = NULL;
 	task->magic = TASK_DEAD_MAGIC;
 	struct task_block *b = (struct task_block *) ((char *) task - offsetof(struct task_block, task));
 	b->pool_next = NULL;

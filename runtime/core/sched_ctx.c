@@ -301,14 +301,15 @@ void starpu_sched_ctx_set_policy_data(unsigned sched_ctx_id, void *policy_data)
 		rt_error("starpu_sched_ctx_set_policy_data: no scheduling context %u", sched_ctx_id);
 		return;
 	}
-	sched_ctxs[sched_ctx_id].policy_data = policy_data;
+	/* Policies may change it while workers read it: keep the access atomic. */
+	__atomic_store_n(&sched_ctxs[sched_ctx_id].policy_data, policy_data, __ATOMIC_RELEASE);
 }
 
 void *starpu_sched_ctx_get_policy_data(unsigned sched_ctx_id)
 {
 	if (sched_ctx_id >= STARPU_NMAX_SCHED_CTXS)
 		return NULL;
-	return sched_ctxs[sched_ctx_id].policy_data;
+	return __atomic_load_n(&sched_ctxs[sched_ctx_id].policy_data, __ATOMIC_ACQUIRE);
 }
 
 struct starpu_sched_policy *starpu_sched_ctx_get_sched_policy(unsigned sched_ctx_id)

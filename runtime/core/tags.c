@@ -158,7 +158,8 @@ static struct tag **snapshot_succ(struct tag *t, unsigned *n, struct tag **small
 			abort();
 		}
 	}
-	memcpy(copy, t->succ, sizeof(*copy) * t->nsucc);
+	if (t->nsucc)
+		memcpy(copy, t->succ, sizeof(*copy) * t->nsucc);
 	*n = t->nsucc;
 	return copy;
 }

@@ -85,6 +85,7 @@ struct worker
 	struct starpu_task *current_task;
 	unsigned current_impl;
 	int driver_initialized;		/* app-driven: starpu_driver_init done */
+	struct rt_thread *app_tstate;	/* app-driven: the thread's own state, put back at deinit */
 	unsigned long executed;		/* tasks run, for statistics */
 } __attribute__((aligned(64)));
 

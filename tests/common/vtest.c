@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void write_record(const char *argv0)
 {
@@ -78,4 +79,77 @@ int vtest_skip(const char *reason)
 {
 	printf("SKIP: %s\n", reason);
 	return 77;
+}
+
+static int saved_stderr = -1;
+static FILE *capture_file;
+static char captured[16384];
+
+void vtest_capture_stderr_begin(void)
+{
+	fflush(stderr);
+	capture_file = tmpfile();
+	if (!capture_file)
+		return;
+	saved_stderr = dup(2);
+	dup2(fileno(capture_file), 2);
+}
+
+const char *vtest_capture_stderr_end(void)
+{
+	captured[0] = 0;
+	if (!capture_file)
+		return captured;
+	fflush(stderr);
+	dup2(saved_stderr, 2);
+	close(saved_stderr);
+	saved_stderr = -1;
+	rewind(capture_file);
+	size_t n = fread(captured, 1, sizeof(captured) - 1, capture_file);
+	captured[n] = 0;
+	fclose(capture_file);
+	capture_file = NULL;
+	fputs(captured, stderr);
+	return captured;
+}
+
+#define MAX_SAVED_ENV 32
+static struct
+{
+	char *name;
+	char *value;	/* NULL: was unset */
+} saved_env[MAX_SAVED_ENV];
+static int nsaved_env;
+
+void vtest_setenv(const char *name, const char *value)
+{
+	int known = 0;
+	for (int i = 0; i < nsaved_env; i++)
+		if (strcmp(saved_env[i].name, name) == 0)
+			known = 1;
+	if (!known && nsaved_env < MAX_SAVED_ENV)
+	{
+		const char *old = getenv(name);
+		saved_env[nsaved_env].name = strdup(name);
+		saved_env[nsaved_env].value = old ? strdup(old) : NULL;
+		nsaved_env++;
+	}
+	if (value)
+		setenv(name, value, 1);
+	else
+		unsetenv(name);
+}
+
+void vtest_env_restore(void)
+{
+	for (int i = 0; i < nsaved_env; i++)
+	{
+		if (saved_env[i].value)
+			setenv(saved_env[i].name, saved_env[i].value, 1);
+		else
+			unsetenv(saved_env[i].name);
+		free(saved_env[i].name);
+		free(saved_env[i].value);
+	}
+	nsaved_env = 0;
 }

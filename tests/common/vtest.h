@@ -36,4 +36,16 @@ int vtest_run(int argc, char **argv, const struct vtest_suite *suites);
 /* Prints why the program is skipped and returns 77 (exit code for "skip"). */
 int vtest_skip(const char *reason);
 
+/* Captures what the process writes to stderr between begin and end (into a
+ * temporary file), so that a test can check an error message. end returns
+ * the text (static buffer, valid until the next capture) and also copies it
+ * to the real stderr for the test log. */
+void vtest_capture_stderr_begin(void);
+const char *vtest_capture_stderr_end(void);
+
+/* Sets (value non-NULL) or unsets an environment variable, remembering the
+ * previous value; vtest_env_restore() puts every remembered one back. */
+void vtest_setenv(const char *name, const char *value);
+void vtest_env_restore(void);
+
 #endif

@@ -283,11 +283,15 @@ static void test_policy_data_round_trip(void)
 	/* What init_sched stored is what the context hands back. */
 	CU_ASSERT_PTR_EQUAL(starpu_sched_ctx_get_policy_data(policy_ctx), policy_fifo);
 
+	/* Idle workers keep calling pop_task, which reads the policy data:
+	 * swap it only while they are paused. */
 	int other;
+	starpu_pause();
 	starpu_sched_ctx_set_policy_data(policy_ctx, &other);
 	CU_ASSERT_PTR_EQUAL(starpu_sched_ctx_get_policy_data(policy_ctx), &other);
 	starpu_sched_ctx_set_policy_data(policy_ctx, policy_fifo);
 	CU_ASSERT_PTR_EQUAL(starpu_sched_ctx_get_policy_data(policy_ctx), policy_fifo);
+	starpu_resume();
 
 	/* And the restored data still drives scheduling. */
 	submit_work(100);
