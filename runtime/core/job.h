@@ -161,6 +161,10 @@ void job_acquire_data_and_push(struct job *job);
 /* One termination call (execution or end dep) is done. */
 void job_term_release(struct job *job);
 
+/* Fills in what a codelet leaves implicit (where, deprecated fields); done
+ * once per codelet, at its first submission (task.c). */
+void task_codelet_check(struct starpu_codelet *cl);
+
 /* Whether a codelet has nothing to execute (NULL codelet, STARPU_NOWHERE). */
 int job_is_noop(const struct job *job);
 

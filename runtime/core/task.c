@@ -135,7 +135,7 @@ void starpu_codelet_init(struct starpu_codelet *cl)
 /* Fills in what the codelet leaves implicit (where, the deprecated single
  * function fields). Done once per codelet; the stores are benign if two
  * threads race, as both write the same values. */
-static void codelet_check(struct starpu_codelet *cl)
+void task_codelet_check(struct starpu_codelet *cl)
 {
 	if (__atomic_load_n(&cl->checked, __ATOMIC_ACQUIRE))
 		return;
@@ -282,7 +282,7 @@ int starpu_task_submit(struct starpu_task *task)
 	int ret;
 	if (task->cl)
 	{
-		codelet_check(task->cl);
+		task_codelet_check(task->cl);
 		if (task->cl->where != STARPU_NOWHERE)
 		{
 			if ((ret = task_has_worker(task)))

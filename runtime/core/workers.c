@@ -307,9 +307,11 @@ static int impl_exists(const struct starpu_codelet *cl, enum starpu_worker_archt
 
 int worker_can_execute(struct worker *w, struct starpu_task *task, unsigned nimpl)
 {
-	const struct starpu_codelet *cl = task->cl;
+	struct starpu_codelet *cl = task->cl;
 	if (!cl)
 		return 1;
+	if (!__atomic_load_n(&cl->checked, __ATOMIC_ACQUIRE))
+		task_codelet_check(cl);	/* a policy asking about an unsubmitted task */
 	uint32_t where = cl->where;
 	if (task->where != -1)
 		where &= (uint32_t) task->where;
