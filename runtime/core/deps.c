@@ -111,15 +111,20 @@ void starpu_task_declare_deps_array(struct starpu_task *task, unsigned ndeps, st
 	declare_deps(task, ndeps, task_array, 0, "starpu_task_declare_deps_array");
 }
 
+/* The varargs forms: the tasks follow ndeps. */
+#define DECLARE_DEPS_VA(task, ndeps, end_dep, fn) do { \
+	struct starpu_task *deps_[(ndeps) ? (ndeps) : 1]; \
+	va_list ap_; \
+	va_start(ap_, ndeps); \
+	for (unsigned i_ = 0; i_ < (ndeps); i_++) \
+		deps_[i_] = va_arg(ap_, struct starpu_task *); \
+	va_end(ap_); \
+	declare_deps(task, ndeps, deps_, end_dep, fn); \
+} while (0)
+
 void starpu_task_declare_deps(struct starpu_task *task, unsigned ndeps, ...)
 {
-	struct starpu_task *deps[ndeps ? ndeps : 1];
-	va_list ap;
-	va_start(ap, ndeps);
-	for (unsigned i = 0; i < ndeps; i++)
-		deps[i] = va_arg(ap, struct starpu_task *);
-	va_end(ap);
-	declare_deps(task, ndeps, deps, 0, "starpu_task_declare_deps");
+	DECLARE_DEPS_VA(task, ndeps, 0, "starpu_task_declare_deps");
 }
 
 void starpu_task_declare_end_deps_array(struct starpu_task *task, unsigned ndeps, struct starpu_task *task_array[])
@@ -129,13 +134,7 @@ void starpu_task_declare_end_deps_array(struct starpu_task *task, unsigned ndeps
 
 void starpu_task_declare_end_deps(struct starpu_task *task, unsigned ndeps, ...)
 {
-	struct starpu_task *deps[ndeps ? ndeps : 1];
-	va_list ap;
-	va_start(ap, ndeps);
-	for (unsigned i = 0; i < ndeps; i++)
-		deps[i] = va_arg(ap, struct starpu_task *);
-	va_end(ap);
-	declare_deps(task, ndeps, deps, 1, "starpu_task_declare_end_deps");
+	DECLARE_DEPS_VA(task, ndeps, 1, "starpu_task_declare_end_deps");
 }
 
 void starpu_task_end_dep_add(struct starpu_task *t, int nb_deps)

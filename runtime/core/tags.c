@@ -243,19 +243,10 @@ int tag_attach_job(struct job *job, starpu_tag_t id)
 void tag_job_done(struct job *job, int keep)
 {
 	struct tag *t = job->tag;
+	/* Unless regenerated, the task lets go of its tag: the tag may be
+	 * removed, or carried by a new task, as soon as it is done. */
 	if (!keep)
-	{
-		/* The tag outlives its task: it may be removed, or carried by
-		 * a new task, as soon as it is done. */
-		os_mutex_lock(&t->lock);
-		if (t->job == job)
-		{
-			t->job = NULL;
-			t->job_waiting = 0;
-		}
-		os_mutex_unlock(&t->lock);
-		job->tag = NULL;
-	}
+		tag_job_forget(job);
 	tag_set_done(t);
 }
 

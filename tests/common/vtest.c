@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static void write_record(const char *argv0)
@@ -79,6 +80,13 @@ int vtest_skip(const char *reason)
 {
 	printf("SKIP: %s\n", reason);
 	return 77;
+}
+
+void vtest_sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) != 0)
+		;
 }
 
 static int saved_stderr = -1;

@@ -43,6 +43,9 @@ int vtest_skip(const char *reason);
 void vtest_capture_stderr_begin(void);
 const char *vtest_capture_stderr_end(void);
 
+/* Sleeps for ms milliseconds of wall-clock time. */
+void vtest_sleep_ms(long ms);
+
 /* Sets (value non-NULL) or unsets an environment variable, remembering the
  * previous value; vtest_env_restore() puts every remembered one back. */
 void vtest_setenv(const char *name, const char *value);

@@ -20,13 +20,6 @@
 
 static atomic_int seq;
 
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-	while (nanosleep(&ts, &ts) != 0)
-		;
-}
-
 static int start(void)
 {
 	struct starpu_conf conf;
@@ -143,7 +136,7 @@ static void test_dep_before_predecessor_submitted(void)
 	struct starpu_task *b = stamp_task(&stamp[1]);
 	starpu_task_declare_deps_array(b, 1, &a);
 	CU_ASSERT_EQUAL(starpu_task_submit(b), 0);
-	sleep_ms(50);
+	vtest_sleep_ms(50);
 	/* b waits for a task nobody submitted yet */
 	CU_ASSERT_EQUAL(atomic_load(&seq), 0);
 	CU_ASSERT_EQUAL(stamp[1], -1);
@@ -207,7 +200,7 @@ static void wait_for_stamp(const int *stamp)
 {
 	/* bounded: a broken runtime fails the checks below instead of hanging */
 	for (int i = 0; i < 10000 && __atomic_load_n(stamp, __ATOMIC_SEQ_CST) < 0; i++)
-		sleep_ms(1);
+		vtest_sleep_ms(1);
 }
 
 static void test_end_dep_add_release(void)
@@ -231,14 +224,14 @@ static void test_end_dep_add_release(void)
 	/* t's codelet runs, but t does not terminate */
 	wait_for_stamp(&stamp[0]);
 	CU_ASSERT_EQUAL(__atomic_load_n(&stamp[0], __ATOMIC_SEQ_CST), 0);
-	sleep_ms(50);
+	vtest_sleep_ms(50);
 	CU_ASSERT_EQUAL(__atomic_load_n(&stamp[1], __ATOMIC_SEQ_CST), -1);
 	CU_ASSERT_EQUAL(atomic_load(&w.done), 0);
 	CU_ASSERT_EQUAL(starpu_task_finished(t), 0);
 
 	/* one of two releases is not enough */
 	starpu_task_end_dep_release(t);
-	sleep_ms(50);
+	vtest_sleep_ms(50);
 	CU_ASSERT_EQUAL(stamp[1], -1);
 	CU_ASSERT_EQUAL(atomic_load(&w.done), 0);
 	CU_ASSERT_EQUAL(starpu_task_finished(t), 0);
@@ -310,7 +303,7 @@ static void test_declare_end_deps_array(void)
 
 	wait_for_stamp(&stamp[1]);
 	CU_ASSERT_EQUAL(stamp[1], 0);
-	sleep_ms(50);
+	vtest_sleep_ms(50);
 	CU_ASSERT_EQUAL(stamp[0], -1);
 	CU_ASSERT_EQUAL(stamp[2], -1);
 	CU_ASSERT_EQUAL(starpu_task_finished(t), 0);

@@ -30,13 +30,6 @@ static struct starpu_codelet count_cl =
 	.nbuffers = 0,
 };
 
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-	while (nanosleep(&ts, &ts) != 0)
-		;
-}
-
 /* Submits n counting tasks (detached, auto-destroyed). Returns how many
  * submissions succeeded. */
 static int submit_counting(int n)
@@ -334,7 +327,7 @@ static void test_pause_resume(void)
 
 	starpu_pause();
 	CU_ASSERT_EQUAL(submit_counting(10), 10);
-	sleep_ms(50);
+	vtest_sleep_ms(50);
 	CU_ASSERT_EQUAL(atomic_load(&counter), 0);
 	starpu_resume();
 	CU_ASSERT_EQUAL(starpu_task_wait_for_all(), 0);
@@ -343,7 +336,7 @@ static void test_pause_resume(void)
 	/* a second pause / resume round behaves the same */
 	starpu_pause();
 	CU_ASSERT_EQUAL(submit_counting(5), 5);
-	sleep_ms(50);
+	vtest_sleep_ms(50);
 	CU_ASSERT_EQUAL(atomic_load(&counter), 10);
 	starpu_resume();
 	starpu_task_wait_for_all();

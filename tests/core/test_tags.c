@@ -20,13 +20,6 @@
 
 static atomic_int seq;
 
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-	while (nanosleep(&ts, &ts) != 0)
-		;
-}
-
 static int start(void)
 {
 	struct starpu_conf conf;
@@ -147,7 +140,7 @@ static void test_notify_from_apps(void)
 	starpu_tag_declare_deps(task_tag2, 1, task_tag);
 	CU_ASSERT_EQUAL(submit_tagged(task_tag2, &stamp[1]), 0);
 	CU_ASSERT_EQUAL(submit_tagged(task_tag, &stamp[0]), 0);
-	sleep_ms(50);
+	vtest_sleep_ms(50);
 	CU_ASSERT_EQUAL(atomic_load(&seq), 0);
 	CU_ASSERT_EQUAL(starpu_task_nsubmitted(), 2);
 
@@ -203,7 +196,7 @@ static void test_restart_app_tag(void)
 	starpu_tag_restart(app_tag);
 	starpu_tag_declare_deps(0x4002, 1, app_tag);
 	CU_ASSERT_EQUAL(submit_tagged(0x4002, &stamp[1]), 0);
-	sleep_ms(50);
+	vtest_sleep_ms(50);
 	CU_ASSERT_EQUAL(atomic_load(&seq), 1);
 	starpu_tag_notify_from_apps(app_tag);
 	CU_ASSERT_EQUAL(starpu_tag_wait(0x4002), 0);
@@ -226,7 +219,7 @@ static void test_notify_restart_cycle(void)
 		starpu_tag_t t = 0x4200 + (starpu_tag_t) r;
 		starpu_tag_declare_deps(t, 1, app_tag);
 		CU_ASSERT_EQUAL(submit_tagged(t, &stamp[r]), 0);
-		sleep_ms(10);
+		vtest_sleep_ms(10);
 		CU_ASSERT_EQUAL(atomic_load(&seq), r);
 		starpu_tag_notify_restart_from_apps(app_tag);
 		CU_ASSERT_EQUAL(starpu_tag_wait(t), 0);
@@ -274,7 +267,7 @@ static void test_wide_tag_ids(void)
 	CU_ASSERT_EQUAL(submit_tagged(hi, &stamp[1]), 0);
 	CU_ASSERT_EQUAL(submit_tagged(lo, &stamp[0]), 0);
 	CU_ASSERT_EQUAL(starpu_tag_wait(lo), 0);
-	sleep_ms(20);
+	vtest_sleep_ms(20);
 	CU_ASSERT_EQUAL(atomic_load(&seq), 1);
 	starpu_tag_notify_from_apps(0x6000);
 	CU_ASSERT_EQUAL(starpu_tag_wait(hi), 0);

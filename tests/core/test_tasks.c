@@ -43,13 +43,6 @@ static int start(int ncpus, const char *sched)
 	return ret;
 }
 
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-	while (nanosleep(&ts, &ts) != 0)
-		;
-}
-
 static atomic_int counter;
 static atomic_int seq;
 
@@ -554,7 +547,7 @@ static void test_nsubmitted_nready(void)
 	}
 	CU_ASSERT_EQUAL(starpu_task_nsubmitted(), 7);
 	CU_ASSERT_EQUAL(starpu_task_nready(), 6);
-	sleep_ms(20);
+	vtest_sleep_ms(20);
 	CU_ASSERT_EQUAL(atomic_load(&counter), 0);
 	starpu_resume();
 	CU_ASSERT_EQUAL(starpu_task_wait_for_all(), 0);
@@ -575,7 +568,7 @@ static void gate_cpu(void *buffers[], void *cl_arg)
 	(void) cl_arg;
 	atomic_store(&gate_entered, 1);
 	for (int i = 0; i < 10000 && !atomic_load(&gate_open); i++)
-		sleep_ms(1);
+		vtest_sleep_ms(1);
 }
 
 static struct starpu_codelet gate_cl =
@@ -596,7 +589,7 @@ static void test_wait_for_n_submitted(void)
 	gate->cl = &gate_cl;
 	CU_ASSERT_EQUAL(starpu_task_submit(gate), 0);
 	while (!atomic_load(&gate_entered))
-		sleep_ms(1);
+		vtest_sleep_ms(1);
 	for (int i = 0; i < 20; i++)
 	{
 		struct starpu_task *t = starpu_task_create();
