@@ -67,6 +67,8 @@ struct drv_node_ops
 	int (*wait)(void *async);
 	/* Capacity in bytes, or -1 if unknown. */
 	ssize_t (*total_memory)(unsigned node);
+	/* Releases the node's state at shutdown. */
+	void (*unplug)(unsigned node);
 };
 
 /* Real drivers. */
@@ -74,6 +76,7 @@ extern const struct drv_ops drv_cpu_ops;
 /* The null driver of drivers/template/ (instantly "executes" tasks). */
 extern const struct drv_ops drv_template_ops;
 extern const struct drv_node_ops drv_ram_node_ops;
+extern const struct drv_node_ops drv_disk_node_ops;
 
 /* The common loop (driver_loop.c). */
 int drv_run_once(struct worker *w);

@@ -189,6 +189,9 @@ static int run_once(struct worker *w, int may_sleep)
 	}
 	struct starpu_task *task = pop(w);
 	int from_poll = 0;
+	/* No task: move data ahead of need (prefetches, idle ones too). */
+	if (!task && data_progress_for_worker(w->memory_node, 1))
+		return 0;
 	if (!task && may_sleep && !os_is_simulated())
 		task = poll_for_task(w, &from_poll);
 	if (!task && may_sleep)
@@ -198,6 +201,7 @@ static int run_once(struct worker *w, int may_sleep)
 	execute_job(w, job_of(task));
 	if (from_poll)
 		atomic_store_explicit(&rt_poll_exec_start, 0, memory_order_relaxed);
+	data_progress_for_worker(w->memory_node, 0);
 	return 0;
 }
 

@@ -18,6 +18,8 @@
 #include <starpu_thread_util.h>
 #include <starpu_data.h>
 #include <starpu_data_interfaces.h>
+#include <starpu_data_filters.h>
+#include <starpu_disk.h>
 #include <starpu_stdlib.h>
 #include <starpu_task_dep.h>
 #include <starpu_task.h>

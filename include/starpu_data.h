@@ -87,6 +87,40 @@ void starpu_data_release_on_node(starpu_data_handle_t handle, int node);
 } while (0)
 #endif
 
+/* Drops every replicate (after the tasks submitted before, for _submit):
+ * the next access must write the data. */
+void starpu_data_invalidate(starpu_data_handle_t handle);
+void starpu_data_invalidate_submit(starpu_data_handle_t handle);
+/* Nodes (bit mask) the data is copied to after every write. */
+void starpu_data_set_wt_mask(starpu_data_handle_t handle, uint32_t wt_mask);
+
+/* Where the data is, and moving it ahead of need. fetch: now; prefetch:
+ * when there is room; idle_prefetch: when there is nothing else to do.
+ * async=0 waits for the copy. */
+void starpu_data_query_status(starpu_data_handle_t handle, int memory_node, int *is_allocated, int *is_valid, int *is_requested);
+unsigned starpu_data_is_on_node(starpu_data_handle_t handle, unsigned node);
+unsigned starpu_data_test_if_allocated_on_node(starpu_data_handle_t handle, unsigned memory_node);
+int starpu_data_request_allocation(starpu_data_handle_t handle, unsigned node);
+int starpu_data_fetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async);
+int starpu_data_prefetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async);
+int starpu_data_prefetch_on_node_prio(starpu_data_handle_t handle, unsigned node, unsigned async, int prio);
+int starpu_data_idle_prefetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async);
+int starpu_data_idle_prefetch_on_node_prio(starpu_data_handle_t handle, unsigned node, unsigned async, int prio);
+/* The data will not be used soon: evict it first. */
+void starpu_data_wont_use(starpu_data_handle_t handle);
+void starpu_data_advise_as_important(starpu_data_handle_t handle, unsigned is_important);
+/* Whether the data may be evicted to disk (default 1). */
+void starpu_data_set_ooc_flag(starpu_data_handle_t handle, unsigned flag);
+unsigned starpu_data_get_ooc_flag(starpu_data_handle_t handle);
+/* Frees the cached buffers of a node. */
+void starpu_memchunk_tidy(unsigned memory_node);
+
+/* Arbiters: handles assigned to one are granted to a task all at once. */
+typedef struct starpu_arbiter *starpu_arbiter_t;
+starpu_arbiter_t starpu_arbiter_create(void) STARPU_ATTRIBUTE_MALLOC;
+void starpu_data_assign_arbiter(starpu_data_handle_t handle, starpu_arbiter_t arbiter);
+void starpu_arbiter_destroy(starpu_arbiter_t arbiter);
+
 /* Sequential consistency: on by default for every handle. */
 void starpu_data_set_sequential_consistency_flag(starpu_data_handle_t handle, unsigned flag);
 unsigned starpu_data_get_sequential_consistency_flag(starpu_data_handle_t handle);

@@ -121,6 +121,14 @@ size_t starpu_data_get_size(starpu_data_handle_t handle);
 size_t starpu_data_get_alloc_size(starpu_data_handle_t handle);
 int starpu_data_get_home_node(starpu_data_handle_t handle);
 int starpu_data_interface_get_next_id(void);
+/* The handle registered with this home pointer, or NULL. */
+starpu_data_handle_t starpu_data_lookup(const void *ptr);
+int starpu_data_pointer_is_inside(starpu_data_handle_t handle, unsigned node, void *ptr);
+/* Packs the data (valid in the caller's memory node) into a new buffer
+ * (free it with starpu_free_on_node_flags), and back. */
+int starpu_data_pack(starpu_data_handle_t handle, void **ptr, starpu_ssize_t *count);
+int starpu_data_unpack(starpu_data_handle_t handle, void *ptr, size_t count);
+void starpu_data_ptr_register(starpu_data_handle_t handle, unsigned node);
 
 /* Copies size bytes between buffers of two memory nodes through the node
  * drivers; with async_data NULL the copy is complete on return. */
@@ -131,6 +139,13 @@ int starpu_interface_copy(uintptr_t src, size_t src_offset, unsigned src_node,
 int starpu_interface_copy2d(uintptr_t src, size_t src_offset, unsigned src_node,
 			    uintptr_t dst, size_t dst_offset, unsigned dst_node,
 			    size_t blocksize, size_t numblocks, size_t ld_src, size_t ld_dst,
+			    void *async_data);
+
+int starpu_interface_copy3d(uintptr_t src, size_t src_offset, unsigned src_node,
+			    uintptr_t dst, size_t dst_offset, unsigned dst_node,
+			    size_t blocksize,
+			    size_t numblocks1, size_t ld1_src, size_t ld1_dst,
+			    size_t numblocks2, size_t ld2_src, size_t ld2_dst,
 			    void *async_data);
 
 /* Buffers on a memory node (through that node's driver). */
@@ -222,6 +237,144 @@ size_t starpu_matrix_get_allocsize(starpu_data_handle_t handle);
 #define STARPU_MATRIX_SET_NX(interface, newnx) do { ((struct starpu_matrix_interface *)(interface))->nx = (newnx); } while (0)
 #define STARPU_MATRIX_SET_NY(interface, newny) do { ((struct starpu_matrix_interface *)(interface))->ny = (newny); } while (0)
 #define STARPU_MATRIX_SET_LD(interface, newld) do { ((struct starpu_matrix_interface *)(interface))->ld = (newld); } while (0)
+
+/* Void: no data, only dependencies (a task ordering point). */
+extern struct starpu_data_interface_ops starpu_interface_void_ops;
+void starpu_void_data_register(starpu_data_handle_t *handle);
+
+/* Block: a 3D array of nx*ny*nz elements; element (x,y,z) is at
+ * x + y*ldy + z*ldz. */
+extern struct starpu_data_interface_ops starpu_interface_block_ops;
+struct starpu_block_interface
+{
+	enum starpu_data_interface_id id;
+	uintptr_t ptr;
+	uintptr_t dev_handle;
+	size_t offset;
+	uint32_t nx;
+	uint32_t ny;
+	uint32_t nz;
+	uint32_t ldy;
+	uint32_t ldz;
+	size_t elemsize;
+};
+void starpu_block_data_register(starpu_data_handle_t *handle, int home_node, uintptr_t ptr, uint32_t ldy, uint32_t ldz, uint32_t nx, uint32_t ny, uint32_t nz, size_t elemsize);
+void starpu_block_ptr_register(starpu_data_handle_t handle, unsigned node, uintptr_t ptr, uintptr_t dev_handle, size_t offset, uint32_t ldy, uint32_t ldz);
+uint32_t starpu_block_get_nx(starpu_data_handle_t handle);
+uint32_t starpu_block_get_ny(starpu_data_handle_t handle);
+uint32_t starpu_block_get_nz(starpu_data_handle_t handle);
+uint32_t starpu_block_get_local_ldy(starpu_data_handle_t handle);
+uint32_t starpu_block_get_local_ldz(starpu_data_handle_t handle);
+uintptr_t starpu_block_get_local_ptr(starpu_data_handle_t handle);
+size_t starpu_block_get_elemsize(starpu_data_handle_t handle);
+#define STARPU_BLOCK_GET_PTR(interface) (((struct starpu_block_interface *)(interface))->ptr)
+#define STARPU_BLOCK_GET_DEV_HANDLE(interface) (((struct starpu_block_interface *)(interface))->dev_handle)
+#define STARPU_BLOCK_GET_OFFSET(interface) (((struct starpu_block_interface *)(interface))->offset)
+#define STARPU_BLOCK_GET_NX(interface) (((struct starpu_block_interface *)(interface))->nx)
+#define STARPU_BLOCK_GET_NY(interface) (((struct starpu_block_interface *)(interface))->ny)
+#define STARPU_BLOCK_GET_NZ(interface) (((struct starpu_block_interface *)(interface))->nz)
+#define STARPU_BLOCK_GET_LDY(interface) (((struct starpu_block_interface *)(interface))->ldy)
+#define STARPU_BLOCK_GET_LDZ(interface) (((struct starpu_block_interface *)(interface))->ldz)
+#define STARPU_BLOCK_GET_ELEMSIZE(interface) (((struct starpu_block_interface *)(interface))->elemsize)
+
+/* CSR: compressed sparse rows. nnz values (nzval) with their column index
+ * (colind), and nrow+1 row starts (rowptr), counted from firstentry. */
+extern struct starpu_data_interface_ops starpu_interface_csr_ops;
+struct starpu_csr_interface
+{
+	enum starpu_data_interface_id id;
+	uint32_t nnz;
+	uint32_t nrow;
+	uintptr_t nzval;
+	uint32_t *colind;
+	uint32_t *rowptr;
+	uint32_t firstentry;
+	size_t elemsize;
+};
+void starpu_csr_data_register(starpu_data_handle_t *handle, int home_node, uint32_t nnz, uint32_t nrow, uintptr_t nzval, uint32_t *colind, uint32_t *rowptr, uint32_t firstentry, size_t elemsize);
+uint32_t starpu_csr_get_nnz(starpu_data_handle_t handle);
+uint32_t starpu_csr_get_nrow(starpu_data_handle_t handle);
+uint32_t starpu_csr_get_firstentry(starpu_data_handle_t handle);
+uintptr_t starpu_csr_get_local_nzval(starpu_data_handle_t handle);
+uint32_t *starpu_csr_get_local_colind(starpu_data_handle_t handle);
+uint32_t *starpu_csr_get_local_rowptr(starpu_data_handle_t handle);
+size_t starpu_csr_get_elemsize(starpu_data_handle_t handle);
+#define STARPU_CSR_GET_NNZ(interface) (((struct starpu_csr_interface *)(interface))->nnz)
+#define STARPU_CSR_GET_NROW(interface) (((struct starpu_csr_interface *)(interface))->nrow)
+#define STARPU_CSR_GET_NZVAL(interface) (((struct starpu_csr_interface *)(interface))->nzval)
+#define STARPU_CSR_GET_NZVAL_DEV_HANDLE(interface) (((struct starpu_csr_interface *)(interface))->nzval)
+#define STARPU_CSR_GET_COLIND(interface) (((struct starpu_csr_interface *)(interface))->colind)
+#define STARPU_CSR_GET_COLIND_DEV_HANDLE(interface) (((struct starpu_csr_interface *)(interface))->colind)
+#define STARPU_CSR_GET_ROWPTR(interface) (((struct starpu_csr_interface *)(interface))->rowptr)
+#define STARPU_CSR_GET_ROWPTR_DEV_HANDLE(interface) (((struct starpu_csr_interface *)(interface))->rowptr)
+#define STARPU_CSR_GET_OFFSET 0
+#define STARPU_CSR_GET_FIRSTENTRY(interface) (((struct starpu_csr_interface *)(interface))->firstentry)
+#define STARPU_CSR_GET_ELEMSIZE(interface) (((struct starpu_csr_interface *)(interface))->elemsize)
+
+/* BCSR: block CSR, nnz blocks of r x c elements each. */
+extern struct starpu_data_interface_ops starpu_interface_bcsr_ops;
+struct starpu_bcsr_interface
+{
+	enum starpu_data_interface_id id;
+	uint32_t nnz;
+	uint32_t nrow;
+	uintptr_t nzval;
+	uint32_t *colind;
+	uint32_t *rowptr;
+	uint32_t firstentry;
+	uint32_t r;
+	uint32_t c;
+	size_t elemsize;
+};
+void starpu_bcsr_data_register(starpu_data_handle_t *handle, int home_node, uint32_t nnz, uint32_t nrow, uintptr_t nzval, uint32_t *colind, uint32_t *rowptr, uint32_t firstentry, uint32_t r, uint32_t c, size_t elemsize);
+uint32_t starpu_bcsr_get_nnz(starpu_data_handle_t handle);
+uint32_t starpu_bcsr_get_nrow(starpu_data_handle_t handle);
+uint32_t starpu_bcsr_get_firstentry(starpu_data_handle_t handle);
+uintptr_t starpu_bcsr_get_local_nzval(starpu_data_handle_t handle);
+uint32_t *starpu_bcsr_get_local_colind(starpu_data_handle_t handle);
+uint32_t *starpu_bcsr_get_local_rowptr(starpu_data_handle_t handle);
+uint32_t starpu_bcsr_get_r(starpu_data_handle_t handle);
+uint32_t starpu_bcsr_get_c(starpu_data_handle_t handle);
+size_t starpu_bcsr_get_elemsize(starpu_data_handle_t handle);
+#define STARPU_BCSR_GET_NNZ(interface) (((struct starpu_bcsr_interface *)(interface))->nnz)
+#define STARPU_BCSR_GET_NROW(interface) (((struct starpu_bcsr_interface *)(interface))->nrow)
+#define STARPU_BCSR_GET_NZVAL(interface) (((struct starpu_bcsr_interface *)(interface))->nzval)
+#define STARPU_BCSR_GET_NZVAL_DEV_HANDLE(interface) (((struct starpu_bcsr_interface *)(interface))->nzval)
+#define STARPU_BCSR_GET_COLIND(interface) (((struct starpu_bcsr_interface *)(interface))->colind)
+#define STARPU_BCSR_GET_COLIND_DEV_HANDLE(interface) (((struct starpu_bcsr_interface *)(interface))->colind)
+#define STARPU_BCSR_GET_ROWPTR(interface) (((struct starpu_bcsr_interface *)(interface))->rowptr)
+#define STARPU_BCSR_GET_ROWPTR_DEV_HANDLE(interface) (((struct starpu_bcsr_interface *)(interface))->rowptr)
+#define STARPU_BCSR_GET_FIRSTENTRY(interface) (((struct starpu_bcsr_interface *)(interface))->firstentry)
+#define STARPU_BCSR_GET_R(interface) (((struct starpu_bcsr_interface *)(interface))->r)
+#define STARPU_BCSR_GET_C(interface) (((struct starpu_bcsr_interface *)(interface))->c)
+#define STARPU_BCSR_GET_ELEMSIZE(interface) (((struct starpu_bcsr_interface *)(interface))->elemsize)
+#define STARPU_BCSR_GET_OFFSET 0
+
+/* COO: coordinate format, n_values entries (rows[i], columns[i], value). */
+extern struct starpu_data_interface_ops starpu_interface_coo_ops;
+struct starpu_coo_interface
+{
+	enum starpu_data_interface_id id;
+	uint32_t *columns;
+	uint32_t *rows;
+	uintptr_t values;
+	uint32_t nx;
+	uint32_t ny;
+	uint32_t n_values;
+	size_t elemsize;
+};
+void starpu_coo_data_register(starpu_data_handle_t *handleptr, int home_node, uint32_t nx, uint32_t ny, uint32_t n_values, uint32_t *columns, uint32_t *rows, uintptr_t values, size_t elemsize);
+#define STARPU_COO_GET_COLUMNS(interface) (((struct starpu_coo_interface *)(interface))->columns)
+#define STARPU_COO_GET_COLUMNS_DEV_HANDLE(interface) (((struct starpu_coo_interface *)(interface))->columns)
+#define STARPU_COO_GET_ROWS(interface) (((struct starpu_coo_interface *)(interface))->rows)
+#define STARPU_COO_GET_ROWS_DEV_HANDLE(interface) (((struct starpu_coo_interface *)(interface))->rows)
+#define STARPU_COO_GET_VALUES(interface) (((struct starpu_coo_interface *)(interface))->values)
+#define STARPU_COO_GET_VALUES_DEV_HANDLE(interface) (((struct starpu_coo_interface *)(interface))->values)
+#define STARPU_COO_GET_OFFSET 0
+#define STARPU_COO_GET_NX(interface) (((struct starpu_coo_interface *)(interface))->nx)
+#define STARPU_COO_GET_NY(interface) (((struct starpu_coo_interface *)(interface))->ny)
+#define STARPU_COO_GET_NVALUES(interface) (((struct starpu_coo_interface *)(interface))->n_values)
+#define STARPU_COO_GET_ELEMSIZE(interface) (((struct starpu_coo_interface *)(interface))->elemsize)
 
 #ifdef __cplusplus
 }

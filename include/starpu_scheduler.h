@@ -72,6 +72,16 @@ int starpu_push_local_task(int workerid, struct starpu_task *task, int back);
 int starpu_push_task_end(struct starpu_task *task);
 
 int starpu_get_prefetch_flag(void);
+/* Starts copying the task's input to a node (or a worker's node) ahead of
+ * its execution; idle_ variants only use otherwise idle time. */
+int starpu_prefetch_task_input_on_node_prio(struct starpu_task *task, unsigned node, int prio);
+int starpu_prefetch_task_input_on_node(struct starpu_task *task, unsigned node);
+int starpu_idle_prefetch_task_input_on_node_prio(struct starpu_task *task, unsigned node, int prio);
+int starpu_idle_prefetch_task_input_on_node(struct starpu_task *task, unsigned node);
+int starpu_prefetch_task_input_for_prio(struct starpu_task *task, unsigned worker, int prio);
+int starpu_prefetch_task_input_for(struct starpu_task *task, unsigned worker);
+int starpu_idle_prefetch_task_input_for_prio(struct starpu_task *task, unsigned worker, int prio);
+int starpu_idle_prefetch_task_input_for(struct starpu_task *task, unsigned worker);
 
 /* Waking workers: each returns 1 if the worker was asleep and is now woken.
  * _relax_light and _relax may be called from anywhere; _no_relax and

@@ -44,6 +44,12 @@ ssize_t starpu_memory_get_available(unsigned node);
 ssize_t starpu_memory_get_total_all_nodes(void);
 ssize_t starpu_memory_get_available_all_nodes(void);
 
+/* Accounting of memory used outside the data layer on a node: fails with
+ * -ENOMEM when over the node's limit (unless STARPU_MEMORY_OVERFLOW). */
+int starpu_memory_allocate(unsigned node, size_t size, int flags);
+void starpu_memory_deallocate(unsigned node, size_t size);
+void starpu_memory_wait_available(unsigned node, size_t size);
+
 /* Sleeps for the given time: simulated time in a simulated run. */
 void starpu_sleep(float nb_sec);
 void starpu_usleep(float nb_micro_sec);

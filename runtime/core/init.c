@@ -14,6 +14,7 @@
 #include "core/sched_ctx.h"
 #include "core/tags.h"
 #include "core/workers.h"
+#include "data/data.h"
 #include "data/memory.h"
 #include "drivers/driver.h"
 #include "sched/sched.h"
@@ -196,6 +197,7 @@ void starpu_shutdown(void)
 	tags_fini();
 	workers_teardown();
 	memory_nodes_teardown();
+	data_lookup_fini();
 	rt_thread_release();
 	os_cond_destroy(&rt.submit_cond);
 	os_mutex_destroy(&rt.submit_mutex);

@@ -43,7 +43,12 @@ struct job_buffer
 	unsigned char in_readers;
 	unsigned char seq_consistent;		/* takes part in implicit deps */
 	unsigned char granted;			/* data access held */
+	unsigned char flags;			/* JOB_BUFFER_* */
 };
+
+/* The buffer orders the job (dependencies, access) but is not fetched: the
+ * job handles its data itself (partitioning). */
+#define JOB_BUFFER_NOFETCH 0x1
 
 enum job_kind
 {
@@ -91,6 +96,9 @@ struct job
 	/* Data: distinct handles in address order. */
 	unsigned nbuffers;
 	unsigned nacquired;		/* access granted for buffers[0..nacquired) */
+	unsigned char has_arbiter;	/* some handle is managed by an arbiter */
+	unsigned char arbiters_done;	/* ...and those are granted */
+	struct job *arbiter_next;	/* an arbiter's waiting list */
 	struct job_buffer *buffers;	/* buffers_inline or a heap array */
 	void **scratch;			/* STARPU_SCRATCH interfaces during execution */
 

@@ -208,11 +208,12 @@ static int task_check_buffers(struct starpu_task *task)
 {
 	struct starpu_codelet *cl = task->cl;
 	int n = cl->nbuffers == STARPU_VARIABLE_NBUFFERS ? task->nbuffers : cl->nbuffers;
-	if (n < 0)
+	if (n < 0 || n > 65535)
 	{
-		rt_error("starpu_task_submit: task '%s' has %d buffers (-EINVAL)", starpu_task_get_name(task), n);
+		rt_error("starpu_task_submit: task '%s' has %d buffers (0 to 65535) (-EINVAL)", starpu_task_get_name(task), n);
 		return -EINVAL;
 	}
+	int internal = (task->type & STARPU_TASK_TYPE_INTERNAL) != 0;
 	if (n > STARPU_NMAXBUFS && !task->dyn_handles)
 	{
 		rt_error("starpu_task_submit: task '%s' has %d buffers, more than STARPU_NMAXBUFS (%d): use task->dyn_handles (-EINVAL)",
@@ -247,13 +248,20 @@ static int task_check_buffers(struct starpu_task *task)
 			return -EINVAL;
 		}
 		enum starpu_data_access_mode mode = STARPU_TASK_GET_MODE(task, i);
-		if ((mode & ~(STARPU_RW | STARPU_SCRATCH | STARPU_REDUX | STARPU_COMMUTE | STARPU_SSEND | STARPU_LOCALITY | STARPU_NOPLAN)) ||
-		    !(mode & (STARPU_RW | STARPU_SCRATCH | STARPU_REDUX)))
+		unsigned allowed = STARPU_RW | STARPU_SCRATCH | STARPU_REDUX | STARPU_COMMUTE | STARPU_SSEND | STARPU_LOCALITY | STARPU_NOPLAN;
+		if (internal)
+			allowed |= DATA_MODE_NOFETCH;
+		if ((mode & ~allowed) || !(mode & (STARPU_RW | STARPU_SCRATCH | STARPU_REDUX)))
 		{
 			rt_error("starpu_task_submit: task '%s' buffer %d: invalid access mode 0x%x (-EINVAL)",
 				 starpu_task_get_name(task), i, (unsigned) mode);
 			return -EINVAL;
 		}
+		int ret;
+		if ((mode & STARPU_REDUX) && (ret = data_redux_check(h, "starpu_task_submit")))
+			return ret;
+		if (!internal && (ret = data_check_not_partitioned(h, mode, "starpu_task_submit")))
+			return ret;
 	}
 	return 0;
 }

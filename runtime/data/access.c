@@ -1,10 +1,13 @@
-/* access.c — a job's data: building its buffer list, arbitrating access to
- * each handle (readers share, writers are exclusive, requests served in
- * arrival order), making the buffers valid on the worker's node, and
- * releasing everything at termination.
+/* access.c — a job's data: building its buffer list, and arbitrating access
+ * to each handle: readers share, writers (W, RW, commuting writes) are
+ * exclusive, reduction contributors share among themselves (each writes its
+ * own contribution) but exclude the others; waiting requests are served in
+ * arrival order.
  *
  * A job requests its handles in address order, holding those granted while
- * it waits for the next: two jobs can therefore never wait for each other.
+ * it waits for the next, so two jobs never wait for each other. Handles
+ * managed by an arbiter are requested first, all at once (arbiter.c): a job
+ * waiting for an arbiter holds nothing.
  */
 #include "data/data.h"
 #include "data/memory.h"
@@ -15,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int is_writer(enum starpu_data_access_mode mode)
+static int is_writer(unsigned mode)
 {
-	return (mode & (STARPU_W | STARPU_REDUX | STARPU_COMMUTE)) != 0;
+	return (mode & (STARPU_W | STARPU_COMMUTE)) && !(mode & STARPU_REDUX);
 }
 
 static int cmp_buffer(const void *a, const void *b)
@@ -71,12 +74,13 @@ int data_prepare_job(struct job *job)
 	}
 	if (task->dyn_handles && !task->dyn_interfaces)
 	{
-		/* The runtime fills the interfaces; free()d with the task's job. */
+		/* The runtime fills the interfaces; freed with the task's job. */
 		task->dyn_interfaces = calloc(n ? n : 1, sizeof(void *));
 		if (!task->dyn_interfaces)
 			return -ENOMEM;
 		job->owns_dyn_interfaces = 1;
 	}
+	job->has_arbiter = 0;
 	for (unsigned i = 0; i < n; i++)
 	{
 		struct job_buffer *b = &job->buffers[i];
@@ -87,6 +91,7 @@ int data_prepare_job(struct job *job)
 		b->rd_prev = b->rd_next = NULL;
 		b->in_readers = 0;
 		b->granted = 0;
+		b->flags = 0;
 		b->wait_next = NULL;
 	}
 	sort_buffers(job->buffers, n);
@@ -107,42 +112,86 @@ int data_prepare_job(struct job *job)
 	{
 		struct job_buffer *b = &job->buffers[i];
 		starpu_data_handle_t h = b->handle;
+		if (b->mode & DATA_MODE_NOFETCH)
+		{
+			b->mode &= (unsigned short) ~DATA_MODE_NOFETCH;
+			b->flags |= JOB_BUFFER_NOFETCH;
+		}
 		/* Reading and scratch together make no sense: keep the read. */
 		if ((b->mode & STARPU_SCRATCH) && (b->mode & STARPU_RW))
 			b->mode &= ~STARPU_SCRATCH;
+		/* A reduction mixed with another access is that access. */
+		if ((b->mode & STARPU_REDUX) && (b->mode & (STARPU_RW | STARPU_SCRATCH)))
+			b->mode &= ~STARPU_REDUX;
 		b->seq_consistent = task->sequential_consistency && h->seq_consistency &&
 			(!task->handles_sequential_consistency || task->handles_sequential_consistency[b->index]);
+		if (h->arbiter)
+			job->has_arbiter = 1;
 	}
 	job->nbuffers = m;
 	job->nacquired = 0;
+	job->arbiters_done = 0;
 	return 0;
 }
 
 /* Caller holds h->lock. */
-static int can_grant(starpu_data_handle_t h, struct job_buffer *b)
+static int can_grant(starpu_data_handle_t h, const struct job_buffer *b)
 {
-	if (is_writer(b->mode))
+	if (b->mode & STARPU_REDUX)
 		return !h->busy_writer && h->busy_readers == 0;
-	return !h->busy_writer;
+	if (is_writer(b->mode))
+		return !h->busy_writer && h->busy_readers == 0 && h->busy_redux == 0;
+	return !h->busy_writer && h->busy_redux == 0;
 }
 
 static void grant(starpu_data_handle_t h, struct job_buffer *b)
 {
-	if (is_writer(b->mode))
+	if (b->mode & STARPU_REDUX)
+		h->busy_redux++;
+	else if (is_writer(b->mode))
 		h->busy_writer = 1;
 	else
 		h->busy_readers++;
 	b->granted = 1;
 }
 
+static void ungrant(starpu_data_handle_t h, struct job_buffer *b)
+{
+	if (b->mode & STARPU_REDUX)
+		h->busy_redux--;
+	else if (is_writer(b->mode))
+		h->busy_writer = 0;
+	else
+		h->busy_readers--;
+	b->granted = 0;
+}
+
+int data_access_can_grant_locked(starpu_data_handle_t h, struct job_buffer *b)
+{
+	return !h->wait_head && can_grant(h, b);
+}
+
+void data_access_grant_locked(starpu_data_handle_t h, struct job_buffer *b)
+{
+	grant(h, b);
+}
+
 int data_access_acquire(struct job *job)
 {
+	if (job->has_arbiter && !job->arbiters_done)
+	{
+		unsigned dummy;
+		if (!arbiter_acquire(job, &dummy))
+			return 0;
+		job->arbiters_done = 1;
+	}
 	while (job->nacquired < job->nbuffers)
 	{
 		struct job_buffer *b = &job->buffers[job->nacquired];
-		if (b->mode & STARPU_SCRATCH)
+		if ((b->mode & STARPU_SCRATCH) || b->granted)
 		{
-			/* Scratch space is private to the task: nothing to share. */
+			/* Scratch space is private; arbitered handles were
+			 * granted above. */
 			job->nacquired++;
 			continue;
 		}
@@ -177,6 +226,10 @@ int data_access_try_locked(starpu_data_handle_t h, struct job_buffer *b)
 
 void data_release_job(struct job *job)
 {
+	/* Arbiters to re-examine once every handle is released (a handle may
+	 * be freed in the loop, so keep the arbiters, not the handles). */
+	struct starpu_arbiter *arbs[8];
+	unsigned narbs = 0;
 	for (unsigned i = 0; i < job->nbuffers; i++)
 	{
 		struct job_buffer *b = &job->buffers[i];
@@ -187,11 +240,7 @@ void data_release_job(struct job *job)
 		os_mutex_lock(&h->lock);
 		if (b->granted)
 		{
-			if (is_writer(b->mode))
-				h->busy_writer = 0;
-			else
-				h->busy_readers--;
-			b->granted = 0;
+			ungrant(h, b);
 			/* Serve waiting requests in order while they fit. */
 			while (h->wait_head && can_grant(h, h->wait_head))
 			{
@@ -209,6 +258,14 @@ void data_release_job(struct job *job)
 			}
 		}
 		data_implicit_forget(b);
+		if (h->arbiter)
+		{
+			unsigned k = 0;
+			while (k < narbs && arbs[k] != h->arbiter)
+				k++;
+			if (k == narbs && narbs < sizeof(arbs) / sizeof(arbs[0]))
+				arbs[narbs++] = h->arbiter;
+		}
 		if (--h->nrefs == 0)
 		{
 			if (h->unregister_waiting == 2)
@@ -229,103 +286,6 @@ void data_release_job(struct job *job)
 		if (free_handle)
 			data_handle_free_deferred(h);
 	}
-}
-
-/* Makes sure the replicate on node has a buffer (data registered with home
- * node -1, allocated on first use). Caller holds h->lock. */
-static int ensure_allocated(starpu_data_handle_t h, unsigned node)
-{
-	struct data_replicate *r = &h->rep[node];
-	if (r->allocated)
-		return 0;
-	if (!h->ops->allocate_data_on_node)
-	{
-		rt_error("data handle %p: its interface cannot allocate memory on node %u", (void *) h, node);
-		return -ENODEV;
-	}
-	starpu_ssize_t got = h->ops->allocate_data_on_node(r->interface, node);
-	if (got < 0)
-	{
-		rt_error("data handle %p: cannot allocate %zu bytes on node %u", (void *) h, starpu_data_get_size(h), node);
-		return -ENOMEM;
-	}
-	r->allocated = 1;
-	r->allocated_by_runtime = 1;
-	r->state = REP_OWNER;
-	return 0;
-}
-
-int data_fetch_for_job(struct job *job, unsigned node)
-{
-	struct starpu_task *task = job->task;
-	unsigned n = STARPU_TASK_GET_NBUFFERS(task);
-	void **ifaces = task->dyn_interfaces ? task->dyn_interfaces : task->interfaces;
-
-	for (unsigned i = 0; i < job->nbuffers; i++)
-	{
-		struct job_buffer *b = &job->buffers[i];
-		starpu_data_handle_t h = b->handle;
-		if (b->mode & STARPU_SCRATCH)
-		{
-			/* A private buffer of the handle's shape, freed after the task. */
-			if (!job->scratch && !(job->scratch = calloc(job->nbuffers, sizeof(void *))))
-				return -ENOMEM;
-			void *iface = malloc(h->ops->interface_size);
-			if (!iface)
-				return -ENOMEM;
-			memcpy(iface, h->rep[node].interface, h->ops->interface_size);
-			if (!h->ops->allocate_data_on_node || h->ops->allocate_data_on_node(iface, node) < 0)
-			{
-				free(iface);
-				rt_error("task '%s': cannot allocate the scratch buffer of handle %p", starpu_task_get_name(task), (void *) h);
-				return -ENOMEM;
-			}
-			job->scratch[i] = iface;
-			continue;
-		}
-		if (!h->rep[node].allocated)
-		{
-			os_mutex_lock(&h->lock);
-			int ret = ensure_allocated(h, node);
-			os_mutex_unlock(&h->lock);
-			if (ret)
-				return ret;
-		}
-	}
-	/* Fill the interfaces in task order; repeated handles share one. */
-	for (unsigned i = 0; i < n; i++)
-	{
-		starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
-		struct job_buffer *b;
-		/* buffers[] is sorted by handle: binary search. */
-		unsigned lo = 0, hi = job->nbuffers;
-		while (lo < hi)
-		{
-			unsigned mid = (lo + hi) / 2;
-			if ((uintptr_t) job->buffers[mid].handle < (uintptr_t) h)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		b = &job->buffers[lo];
-		ifaces[i] = job->scratch && job->scratch[lo] ? job->scratch[lo] : h->rep[node].interface;
-		(void) b;
-	}
-	return 0;
-}
-
-void data_job_done_on_node(struct job *job, unsigned node)
-{
-	if (!job->scratch)
-		return;
-	for (unsigned i = 0; i < job->nbuffers; i++)
-	{
-		struct job_buffer *b = &job->buffers[i];
-		if (!job->scratch[i])
-			continue;
-		if (b->handle->ops->free_data_on_node)
-			b->handle->ops->free_data_on_node(job->scratch[i], node);
-		free(job->scratch[i]);
-		job->scratch[i] = NULL;
-	}
+	for (unsigned k = 0; k < narbs; k++)
+		arbiter_release(arbs[k]);
 }

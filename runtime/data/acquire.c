@@ -69,6 +69,15 @@ static int check_args(starpu_data_handle_t h, int node, enum starpu_data_access_
 		rt_error("%s: memory node %d does not exist (-EINVAL)", fn, node);
 		return -EINVAL;
 	}
+	if (node >= 0 && mem_nodes[node].kind != STARPU_CPU_RAM)
+	{
+		rt_error("%s: memory node %d (%s) is not addressable by the application; acquire on a RAM node (-EINVAL)",
+			 fn, node, mem_nodes[node].name);
+		return -EINVAL;
+	}
+	int ret = data_check_not_partitioned(h, mode, fn);
+	if (ret)
+		return ret;
 	return 0;
 }
 
@@ -91,29 +100,28 @@ static struct job *acquire_job_new(starpu_data_handle_t h, int node, enum starpu
 	b->rd_prev = b->rd_next = NULL;
 	b->in_readers = 0;
 	b->granted = 0;
+	b->flags = 0;
 	b->wait_next = NULL;
 	b->seq_consistent = sequential_consistency && h->seq_consistency;
 	return job;
 }
 
-/* The data is ours: make it valid where asked, then record the acquisition
- * on the handle so that starpu_data_release() finds it. */
+/* The data is ours: make it valid (and pinned) where asked, then record the
+ * acquisition on the handle so that starpu_data_release() finds it. */
 static void acquired(struct job *job)
 {
 	struct acquire *a = acq_of(job);
 	starpu_data_handle_t h = job->buffers[0].handle;
 	if (a->node >= 0)
 	{
-		os_mutex_lock(&h->lock);
-		struct data_replicate *r = &h->rep[a->node];
-		if (!r->allocated && h->ops->allocate_data_on_node &&
-		    h->ops->allocate_data_on_node(r->interface, (unsigned) a->node) >= 0)
+		int ret;
+		while ((ret = data_make_valid(h, (unsigned) a->node, (enum starpu_data_access_mode) job->buffers[0].mode)) == -EAGAIN)
+			data_wait_memory((unsigned) a->node);
+		if (ret)
 		{
-			r->allocated = 1;
-			r->allocated_by_runtime = 1;
-			r->state = REP_OWNER;
+			rt_error("starpu_data_acquire: handle %p could not be made available on node %d (%d)", (void *) h, a->node, ret);
+			a->node = STARPU_ACQUIRE_NO_NODE;	/* nothing pinned */
 		}
-		os_mutex_unlock(&h->lock);
 	}
 	os_mutex_lock(&h->lock);
 	a->next = h->acquisitions ? acq_of(h->acquisitions) : NULL;
@@ -264,6 +272,8 @@ void starpu_data_release_on_node(starpu_data_handle_t handle, int node)
 		rt_error("starpu_data_release: handle %p is not acquired", (void *) handle);
 		return;
 	}
+	if (acq_of(job)->node >= 0)
+		data_unpin(handle, (unsigned) acq_of(job)->node);
 	job_term_release(job);
 }
 

@@ -1,24 +1,28 @@
 /* data.h — data handles, runtime side.
  *
- * A handle (struct starpu_data_state) holds one replicate per memory node
- * (the interface describing the data there, and whether it is allocated and
- * valid), and two kinds of bookkeeping for the tasks using it:
+ * A handle (struct starpu_data_state) holds one replicate per memory node:
+ * the interface describing the data there, whether a buffer is allocated,
+ * and its MSI state (OWNER: the only valid copy, possibly modified; SHARED:
+ * one of several valid copies; INVALID). Tasks see it through three layers:
  *
- *  - implicit dependencies (sequential consistency): the last writer and the
- *    readers since, from which a new task's predecessors are computed at
- *    submission (implicit.c);
- *  - access arbitration: readers share, writers are exclusive, waiting
- *    requests are served in order (access.c). With sequential consistency
- *    the dependencies already serialise conflicting tasks, so requests are
- *    granted at once; arbitration matters when consistency is off, and for
- *    the application's acquisitions.
+ *  - implicit dependencies (implicit.c): from the submission order and the
+ *    access modes (sequential consistency), which earlier jobs a new job
+ *    waits for. Commuting writes and reductions form "groups" whose members
+ *    do not wait for each other;
+ *  - access arbitration (access.c, arbiter.c): readers share, writers are
+ *    exclusive, waiting requests are served in order;
+ *  - coherency (coherency.c): before a task runs, each of its buffers is
+ *    made valid (or allocated, for W) on the worker's memory node and pinned
+ *    there; copies go through the node drivers (drivers/driver.h), chained
+ *    through RAM when two nodes cannot copy directly. Memory for replicates
+ *    comes from memalloc.c (allocation cache, LRU eviction with write-back).
  *
- * Everything in a handle is protected by its lock (a "header lock"), taken
- * before any job's lock and never together with another handle's lock.
- *
- * Memory nodes so far: node 0, the main RAM. Copies and allocations go
- * through the node drivers (drivers/driver.h) so that devices, disks and
- * simulated nodes plug in without changing this layer.
+ * Locks. A handle's lock protects everything in the handle and its
+ * replicates' state; a memory node's lock (memory.h) protects that node's
+ * LRU list, cache and accounting. Order: handle lock, then node lock; a
+ * thread holding a node lock only ever *tries* a handle lock (eviction). A
+ * job's lock (job.h) may be taken with a handle's held. An arbiter's lock is
+ * taken before the handle locks of its handles.
  */
 #ifndef VELA_DATA_H
 #define VELA_DATA_H
@@ -28,6 +32,8 @@
 
 struct job;
 struct job_buffer;
+struct starpu_arbiter;
+struct partition_plan;
 
 enum replicate_state
 {
@@ -39,9 +45,28 @@ enum replicate_state
 struct data_replicate
 {
 	void *interface;		/* ops->interface_size bytes, owned by the handle */
+	struct starpu_data_state *handle;
+	unsigned node;
 	unsigned char allocated;	/* a buffer exists on this node */
-	unsigned char allocated_by_runtime;	/* freed at unregistration */
-	enum replicate_state state;
+	unsigned char allocated_by_runtime;	/* ours to free, cache or evict */
+	unsigned char state;		/* enum replicate_state */
+	unsigned char transferring;	/* a copy into this replicate is running */
+	unsigned char stale;		/* written elsewhere during that copy */
+	unsigned char allocating;	/* a thread is allocating it (lock dropped) */
+	unsigned char requested;	/* a prefetch to this node is queued */
+	int refcnt;			/* pins: running tasks, copies from or to it */
+	size_t alloc_size;		/* bytes of the runtime's buffer */
+	/* The node's LRU list of evictable buffers (node lock). */
+	struct data_replicate *lru_prev, *lru_next;
+	unsigned char in_lru;
+};
+
+/* Members of a commute or reduction group (implicit.c). */
+enum group_kind
+{
+	GROUP_NONE = 0,
+	GROUP_COMMUTE,
+	GROUP_REDUX
 };
 
 #define DATA_MAGIC 0x7e1a7e1a
@@ -53,31 +78,65 @@ struct starpu_data_state
 	struct starpu_data_interface_ops *ops;
 	int home_node;				/* -1: none yet */
 	struct data_replicate rep[STARPU_MAXNODES];
+	/* Waiters for a replicate to finish a copy or an allocation, and for
+	 * nrefs to reach 0 (unregistration). */
+	os_cond_t busy_cond;
 
 	/* Implicit dependencies (implicit.c). */
 	unsigned seq_consistency;
 	struct job *last_writer;
 	struct job_buffer *readers;
+	enum group_kind group;			/* open commute/reduction group */
+	struct job_buffer *group_members;	/* chained through rd_prev/rd_next */
 
 	/* Access arbitration (access.c). */
 	int busy_readers;
 	int busy_writer;
+	int busy_redux;				/* reduction contributors running */
 	struct job_buffer *wait_head;
 	struct job_buffer *wait_tail;
+	struct starpu_arbiter *arbiter;		/* starpu_data_assign_arbiter */
 	struct job *acquisitions;		/* JOB_ACQUIRE jobs holding access */
 
 	/* Submitted jobs using the handle, not yet terminated; unregistration
-	 * waits on busy_cond for it to reach 0. */
+	 * waits for 0 (or, with unregister_waiting == 2, the last one frees
+	 * the handle). */
 	unsigned nrefs;
 	int unregister_waiting;
-	os_cond_t busy_cond;
+
+	/* Coherency options. */
+	uint32_t wt_mask;			/* nodes written through after a write */
+	unsigned char ooc;			/* may be evicted to disk (default 1) */
+	unsigned char wont_use;			/* evict first */
+	unsigned char important;
+
+	/* Reductions (reduction.c): per-worker contributions. */
+	struct starpu_codelet *redux_cl;
+	struct starpu_codelet *init_cl;
+	void **redux_contrib;			/* [worker] interface, or NULL */
+	unsigned *redux_node;			/* [worker] node of the contribution */
+
+	/* Partitioning (filters.c, partition_plan.c). A piece (child) is a
+	 * handle whose replicate on its home node (a RAM node: its "view
+	 * node") is a view into the parent's buffer there; it pins that buffer
+	 * and counts in the parent's nrefs while it exists. */
+	struct starpu_data_state *parent;
+	unsigned child_index;
+	unsigned plan_id;			/* the parent's plan it belongs to (0: synchronous) */
+	unsigned char partitioned;		/* synchronous partition: parent unusable */
+	unsigned char partition_readonly;	/* active plan is read-only: the parent stays readable */
+	unsigned char cleaning;			/* a piece being unregistered by its parent */
+	unsigned nchildren;			/* synchronous partition */
+	struct starpu_data_state **children;	/* owned */
+	struct partition_plan *plans;		/* asynchronous plans (partition_plan.c) */
+	unsigned next_plan_id;
+	unsigned active_plan;			/* id of the submitted plan, 0: none */
 
 	char *name;				/* owned */
 	void *user_data;
-	struct starpu_codelet *redux_cl;
-	struct starpu_codelet *init_cl;
 	int ndims;
 	int coords[4];
+	void *lookup_key;			/* home pointer registered in the lookup table */
 };
 
 /* Validates a handle given by the application (NULL, unregistered). */
@@ -86,47 +145,147 @@ static inline int data_handle_valid(starpu_data_handle_t h)
 	return h && h->magic == DATA_MAGIC;
 }
 
-/* implicit.c: computes job's predecessors from each buffer's handle and
- * records job as reader or writer; data_implicit_forget undoes the
- * recording when the job terminates. */
+static inline int rep_valid(const struct data_replicate *r)
+{
+	return r->state != REP_INVALID && !r->transferring;
+}
+
+/* ---- implicit.c */
+/* Computes job's predecessors from each buffer's handle and records job as
+ * reader, writer or group member; data_implicit_forget undoes the
+ * recording when the job terminates (caller holds the handle's lock). */
 void data_implicit_deps(struct job *job);
 void data_implicit_forget(struct job_buffer *b);
-
-/* access.c: requests access for buffers[job->nacquired..]; returns 1 when
- * all are granted, 0 when the job is queued on a handle (it is resumed by
- * the release that grants it). */
-int data_access_acquire(struct job *job);
-/* Releases the job's access to every handle and does data_implicit_forget;
- * jobs whose requests become granted are resumed. */
-void data_release_job(struct job *job);
-
-/* Makes every buffer of job valid on node and fills task->interfaces;
- * data_job_done_on_node frees what the execution needed privately
- * (scratch buffers). */
-int data_fetch_for_job(struct job *job, unsigned node);
-void data_job_done_on_node(struct job *job, unsigned node);
-
-/* For starpu_data_acquire_try (caller holds the handle's lock): whether a
- * new access in mode would wait for earlier jobs, registering a buffer
- * that is known not to, and granting access if possible right now. */
+/* For starpu_data_acquire_try (caller holds the handle's lock). */
 int data_implicit_would_wait(starpu_data_handle_t h, enum starpu_data_access_mode mode);
 void data_implicit_register_locked(struct job_buffer *b);
-int data_access_try_locked(starpu_data_handle_t h, struct job_buffer *b);
 
-/* Frees the memory of a terminated acquisition job (acquire.c). */
+/* ---- access.c */
+/* Builds job->buffers from the task (sorted, duplicates merged). Returns 0
+ * or a negative errno (message printed). */
+int data_prepare_job(struct job *job);
+/* Requests access for buffers[job->nacquired..]; 1 when all are granted, 0
+ * when the job is queued on a handle (the release that grants it resumes
+ * it). */
+int data_access_acquire(struct job *job);
+int data_access_try_locked(starpu_data_handle_t h, struct job_buffer *b);
+/* Releases the job's access to every handle and forgets its implicit
+ * dependencies; jobs whose requests become granted are resumed. */
+void data_release_job(struct job *job);
+
+/* ---- coherency.c */
+/* Makes every buffer of job valid (or allocated) on node, pins it there and
+ * fills task->interfaces. 0, or a negative errno: -ENOMEM when the data
+ * cannot fit the node at all (message printed). Waits, pinning nothing,
+ * while the node is full of pinned data. */
+int data_fetch_for_job(struct job *job, unsigned node);
+/* Unpins what data_fetch_for_job pinned, after the execution; performs the
+ * write-through copies of written data. */
+void data_job_done_on_node(struct job *job, unsigned node);
+/* Makes h valid on node and pins it (mode: what the caller will do). The
+ * caller must hold access to h. */
+int data_make_valid(starpu_data_handle_t h, unsigned node, enum starpu_data_access_mode mode);
+/* Same without pinning, h->lock held. */
+int data_make_valid_locked_nopin(starpu_data_handle_t h, unsigned node);
+void data_unpin(starpu_data_handle_t h, unsigned node);
+/* Copies the valid data back to the home node (unregistration). */
+int data_write_back_home(starpu_data_handle_t h);
+/* Invalidates every replicate but node's, which becomes OWNER. Caller
+ * holds h->lock. */
+void data_invalidate_others_locked(starpu_data_handle_t h, unsigned node);
+/* Copies h into the replicate on dst from a valid one; h->lock held (it is
+ * released during the copy). */
+int data_transfer_locked(starpu_data_handle_t h, unsigned dst);
+
+/* ---- memalloc.c */
+/* Allocates h's replicate on node (from the cache, or by evicting least
+ * recently used data). h->lock held on entry and exit (dropped while
+ * evicting). -ENOMEM if it can never fit, -EAGAIN if it cannot fit now
+ * because the node is full of pinned data. */
+int data_allocate_replicate(starpu_data_handle_t h, unsigned node);
+/* Frees a runtime-allocated replicate into the node's cache. h->lock held. */
+void data_free_replicate(starpu_data_handle_t h, unsigned node);
+/* LRU bookkeeping (h->lock held). */
+void data_lru_touch(struct data_replicate *r);
+void data_lru_remove(struct data_replicate *r);
+/* Waits until memory is released on node (after -EAGAIN). */
+void data_wait_memory(unsigned node);
+void data_memory_released(unsigned node);
+
+/* ---- request.c: prefetches */
+int data_prefetch(starpu_data_handle_t h, unsigned node, int idle);
+/* Runs queued prefetches to node; idle: also the idle ones. Returns how
+ * many ran. */
+int data_progress(unsigned node, int idle);
+/* What a worker of node runs: its node's requests, and for a RAM worker
+ * those of the nodes that have no worker (disks). */
+int data_progress_for_worker(unsigned node, int idle);
+void data_requests_fini(void);
+
+/* ---- reduction.c */
+int data_redux_check(starpu_data_handle_t h, const char *fn);
+/* The contribution of the calling worker (created and initialised if
+ * needed); its interface is given to the REDUX task. */
+void *data_redux_contribution(starpu_data_handle_t h, int workerid, unsigned node);
+/* Builds the job that folds the contributions into the data, as the last
+ * writer of h (h->lock held); the caller releases its guard after
+ * unlocking. */
+struct job *data_redux_job_locked(starpu_data_handle_t h);
+void data_redux_free(starpu_data_handle_t h);
+
+/* Arbitration primitives for arbiter.c (h->lock held). */
+int data_access_can_grant_locked(starpu_data_handle_t h, struct job_buffer *b);
+void data_access_grant_locked(starpu_data_handle_t h, struct job_buffer *b);
+
+/* ---- arbiter.c */
+/* Acquires, all or nothing, the buffers of job managed by arbiters; 1 when
+ * granted, 0 when the job is queued (the arbiter resumes it). */
+int arbiter_acquire(struct job *job, unsigned *nbuffers_done);
+/* Something arbitered was released: grant waiting jobs that now fit. */
+void arbiter_release(struct starpu_arbiter *arb);
+/* The handle is being freed. */
+void arbiter_forget_handle(starpu_data_handle_t h);
+
+/* ---- filters.c, partition_plan.c */
+/* Fails (message, -EINVAL) if h may not be accessed in mode because of a
+ * partition: a partitioned parent, a piece of an inactive plan. */
+int data_check_not_partitioned(starpu_data_handle_t h, enum starpu_data_access_mode mode, const char *fn);
+/* The RAM node where h's pieces view its buffer. */
+unsigned data_view_node(starpu_data_handle_t h);
+/* Creates the nparts pieces of h cut by f (h's view replicate must be
+ * allocated). Returns 0 or a negative errno (message printed, nothing
+ * created). */
+int data_make_children(starpu_data_handle_t h, struct starpu_data_filter *f, unsigned nparts, unsigned plan_id,
+		       starpu_data_handle_t *children, const char *fn);
+/* A piece is being freed: drop its pin and reference on the parent. */
+void data_child_gone(starpu_data_handle_t child);
+/* Unregisters the pieces of every plan of h (h is being unregistered),
+ * waiting for them or not. */
+void data_plans_clean_all(starpu_data_handle_t h, int wait);
+/* Checks f against the parent's interface for the standard filters
+ * (std_filters.c): 0, or -EINVAL with the reason in why. */
+int data_filter_validate(struct starpu_data_filter *f, void *father_interface, unsigned nparts, char *why, size_t whylen);
+
+/* Access-mode bit, for internal tasks only: the buffer orders the task but
+ * is not fetched (JOB_BUFFER_NOFETCH). */
+#define DATA_MODE_NOFETCH (1 << 14)
+
+/* ---- handle.c */
+void data_register_common(starpu_data_handle_t *handleptr, int home_node, void *data_interface, struct starpu_data_interface_ops *ops);
+/* A handle sharing h's replicate shapes (children, contributions). */
+starpu_data_handle_t data_handle_new(struct starpu_data_interface_ops *ops, int home_node);
+void data_handle_free(starpu_data_handle_t h);
+void data_handle_free_deferred(starpu_data_handle_t h);
+void data_lookup_fini(void);
+
+/* ---- acquire.c */
 void data_acquire_free(struct job *job);
 
-/* Frees a handle whose asynchronous unregistration waited for its last
- * user (handle.c). */
-void data_handle_free_deferred(starpu_data_handle_t h);
-
-/* Builds job->buffers from the task (sorted, duplicates merged) and counts
- * the job in each handle's nrefs. Returns 0 or -EINVAL (message printed). */
-int data_prepare_job(struct job *job);
-
-/* Interfaces (variable.c, vector.c, matrix.c) and common helpers. */
-void data_register_common(starpu_data_handle_t *handleptr, int home_node, void *data_interface, struct starpu_data_interface_ops *ops);
+/* ---- interfaces */
 uint32_t data_hash_crc32(const void *buf, size_t len, uint32_t crc);
 uint32_t data_hash_u32(uint32_t value, uint32_t crc);
+/* The generic copy: through the interface's copy methods, between any two
+ * nodes that can copy directly. */
+int data_copy_interface(starpu_data_handle_t h, unsigned src, unsigned dst);
 
 #endif /* VELA_DATA_H */

@@ -1,10 +1,11 @@
-/* handle.c — registering and unregistering data, and the per-handle
- * settings (name, user data, sequential consistency, reduction methods).
+/* handle.c — registering and unregistering data, the per-handle settings,
+ * and the queries on where the data is.
  */
 #include "data/data.h"
 #include "data/memory.h"
 #include "core/job.h"
 #include "core/rt.h"
+#include "core/workers.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -13,6 +14,154 @@
 
 static _Atomic unsigned default_seq_consistency = 1;
 static _Atomic int next_interface_id = STARPU_MAX_INTERFACE_ID;
+
+/* ------------------------------------------------------------------ */
+/* starpu_data_lookup: home pointer -> handle, an open hash table. */
+
+static os_mutex_t lookup_lock = OS_MUTEX_INITIALIZER;
+static struct lookup_entry
+{
+	void *key;
+	starpu_data_handle_t handle;
+	struct lookup_entry *next;
+} **lookup_table;
+static unsigned lookup_size, lookup_count;
+
+static unsigned lookup_hash(const void *p, unsigned size)
+{
+	return (unsigned) ((((uintptr_t) p) * 0x9e3779b97f4a7c15ULL) >> 40) & (size - 1);
+}
+
+static void lookup_insert(void *key, starpu_data_handle_t h)
+{
+	struct lookup_entry *e = malloc(sizeof(*e));
+	if (!e)
+		return;	/* lookup is a convenience: the handle works without it */
+	os_mutex_lock(&lookup_lock);
+	if (lookup_count >= lookup_size)
+	{
+		unsigned size = lookup_size ? lookup_size * 2 : 256;
+		struct lookup_entry **t = calloc(size, sizeof(*t));
+		if (t)
+		{
+			for (unsigned i = 0; i < lookup_size; i++)
+				while (lookup_table[i])
+				{
+					struct lookup_entry *x = lookup_table[i];
+					lookup_table[i] = x->next;
+					unsigned k = lookup_hash(x->key, size);
+					x->next = t[k];
+					t[k] = x;
+				}
+			free(lookup_table);
+			lookup_table = t;
+			lookup_size = size;
+		}
+	}
+	if (!lookup_size)
+	{
+		os_mutex_unlock(&lookup_lock);
+		free(e);
+		return;
+	}
+	unsigned k = lookup_hash(key, lookup_size);
+	e->key = key;
+	e->handle = h;
+	e->next = lookup_table[k];
+	lookup_table[k] = e;
+	lookup_count++;
+	h->lookup_key = key;
+	os_mutex_unlock(&lookup_lock);
+}
+
+static void lookup_remove(starpu_data_handle_t h)
+{
+	if (!h->lookup_key)
+		return;
+	os_mutex_lock(&lookup_lock);
+	if (lookup_size)
+		for (struct lookup_entry **pe = &lookup_table[lookup_hash(h->lookup_key, lookup_size)]; *pe; pe = &(*pe)->next)
+			if ((*pe)->handle == h)
+			{
+				struct lookup_entry *e = *pe;
+				*pe = e->next;
+				free(e);
+				lookup_count--;
+				break;
+			}
+	os_mutex_unlock(&lookup_lock);
+	h->lookup_key = NULL;
+}
+
+starpu_data_handle_t starpu_data_lookup(const void *ptr)
+{
+	starpu_data_handle_t h = NULL;
+	os_mutex_lock(&lookup_lock);
+	if (lookup_size)
+		for (struct lookup_entry *e = lookup_table[lookup_hash(ptr, lookup_size)]; e; e = e->next)
+			if (e->key == ptr)
+			{
+				h = e->handle;
+				break;
+			}
+	os_mutex_unlock(&lookup_lock);
+	return h;
+}
+
+void data_lookup_fini(void)
+{
+	os_mutex_lock(&lookup_lock);
+	for (unsigned i = 0; i < lookup_size; i++)
+		while (lookup_table[i])
+		{
+			struct lookup_entry *e = lookup_table[i];
+			lookup_table[i] = e->next;
+			free(e);
+		}
+	free(lookup_table);
+	lookup_table = NULL;
+	lookup_size = lookup_count = 0;
+	os_mutex_unlock(&lookup_lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* Registration. */
+
+starpu_data_handle_t data_handle_new(struct starpu_data_interface_ops *ops, int home_node)
+{
+	struct starpu_data_state *h = calloc(1, sizeof(*h));
+	if (!h)
+		return NULL;
+	os_mutex_init(&h->lock);
+	os_cond_init(&h->busy_cond);
+	h->ops = ops;
+	h->home_node = home_node;
+	h->seq_consistency = atomic_load(&default_seq_consistency);
+	h->ooc = 1;
+	h->important = 1;
+	for (unsigned node = 0; node < STARPU_MAXNODES; node++)
+	{
+		h->rep[node].handle = h;
+		h->rep[node].node = node;
+	}
+	/* Every possible node gets an interface: nodes (disks) may be added
+	 * after the data is registered. */
+	for (unsigned node = 0; node < STARPU_MAXNODES; node++)
+	{
+		h->rep[node].interface = calloc(1, ops->interface_size);
+		if (!h->rep[node].interface)
+		{
+			for (unsigned k = 0; k < node; k++)
+				free(h->rep[k].interface);
+			os_cond_destroy(&h->busy_cond);
+			os_mutex_destroy(&h->lock);
+			free(h);
+			return NULL;
+		}
+	}
+	h->magic = DATA_MAGIC;
+	return h;
+}
 
 void data_register_common(starpu_data_handle_t *handleptr, int home_node, void *data_interface, struct starpu_data_interface_ops *ops)
 {
@@ -37,30 +186,12 @@ void data_register_common(starpu_data_handle_t *handleptr, int home_node, void *
 		rt_error("starpu_data_register: home node %d does not exist (nodes 0..%u, or -1)", home_node, mem_nnodes - 1);
 		return;
 	}
-	struct starpu_data_state *h = calloc(1, sizeof(*h));
+	starpu_data_handle_t h = data_handle_new(ops, home_node);
 	if (!h)
 	{
 		rt_error("starpu_data_register: out of memory");
 		return;
 	}
-	os_mutex_init(&h->lock);
-	os_cond_init(&h->busy_cond);
-	h->ops = ops;
-	h->home_node = home_node;
-	h->seq_consistency = atomic_load(&default_seq_consistency);
-	for (unsigned node = 0; node < mem_nnodes; node++)
-	{
-		h->rep[node].interface = calloc(1, ops->interface_size);
-		if (!h->rep[node].interface)
-		{
-			rt_error("starpu_data_register: out of memory");
-			for (unsigned k = 0; k < node; k++)
-				free(h->rep[k].interface);
-			free(h);
-			return;
-		}
-	}
-	h->magic = DATA_MAGIC;
 	/* With home_node -1, (unsigned) -1 matches no node: every replicate
 	 * gets the shape of data_interface but no buffer. */
 	ops->register_data_handle(h, (unsigned) home_node, data_interface);
@@ -68,12 +199,9 @@ void data_register_common(starpu_data_handle_t *handleptr, int home_node, void *
 	{
 		h->rep[home_node].allocated = 1;
 		h->rep[home_node].state = REP_OWNER;
-	}
-	else
-	{
-		/* No data yet: the buffers describe nothing until allocated. */
-		for (unsigned node = 0; node < mem_nnodes; node++)
-			h->rep[node].allocated = 0;
+		void *key = ops->to_pointer ? ops->to_pointer(h->rep[home_node].interface, (unsigned) home_node) : NULL;
+		if (key && mem_nodes[home_node].kind == STARPU_CPU_RAM)
+			lookup_insert(key, h);
 	}
 	*handleptr = h;
 }
@@ -97,22 +225,63 @@ void starpu_data_register_same(starpu_data_handle_t *handledst, starpu_data_hand
 	data_register_common(handledst, -1, handlesrc->rep[template_node].interface, handlesrc->ops);
 }
 
-static void handle_free(starpu_data_handle_t h)
+void starpu_data_ptr_register(starpu_data_handle_t handle, unsigned node)
 {
+	if (!data_handle_valid(handle) || node >= mem_nnodes)
+	{
+		rt_error("starpu_data_ptr_register: invalid handle or node %u", node);
+		return;
+	}
+	os_mutex_lock(&handle->lock);
+	struct data_replicate *r = &handle->rep[node];
+	if (r->allocated)
+		rt_error("starpu_data_ptr_register: handle %p already has a buffer on node %u", (void *) handle, node);
+	else
+	{
+		/* The application set the buffer in the interface: it is ours
+		 * to use, not to free. */
+		r->allocated = 1;
+		r->allocated_by_runtime = 0;
+		r->state = REP_INVALID;
+	}
+	os_mutex_unlock(&handle->lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* Unregistration. */
+
+void data_handle_free(starpu_data_handle_t h)
+{
+	if (h->parent)
+		data_child_gone(h);
+	lookup_remove(h);
+	arbiter_forget_handle(h);
+	data_redux_free(h);
+	os_mutex_lock(&h->lock);
 	for (unsigned node = 0; node < mem_nnodes; node++)
 	{
 		struct data_replicate *r = &h->rep[node];
-		if (r->allocated && r->allocated_by_runtime && h->ops->free_data_on_node)
-			h->ops->free_data_on_node(r->interface, node);
-		free(r->interface);
+		if (r->allocated && r->allocated_by_runtime)
+			data_free_replicate(h, node);
+		else if (r->in_lru)
+			data_lru_remove(r);
 	}
+	os_mutex_unlock(&h->lock);
+	for (unsigned node = 0; node < STARPU_MAXNODES; node++)
+		free(h->rep[node].interface);
 	if (h->ops->unregister_data_handle)
 		h->ops->unregister_data_handle(h);
 	h->magic = 0;
 	free(h->name);
+	free(h->children);
 	os_cond_destroy(&h->busy_cond);
 	os_mutex_destroy(&h->lock);
 	free(h);
+}
+
+void data_handle_free_deferred(starpu_data_handle_t h)
+{
+	data_handle_free(h);
 }
 
 static int unregister_checks(starpu_data_handle_t h, const char *fn)
@@ -127,69 +296,338 @@ static int unregister_checks(starpu_data_handle_t h, const char *fn)
 		rt_error("%s: handle %p is not registered (unregistered twice?)", fn, (void *) h);
 		return -EINVAL;
 	}
+	if (h->partitioned || h->active_plan)
+	{
+		rt_error("%s: handle %p is partitioned; unpartition it first (-EBUSY)", fn, (void *) h);
+		return -EBUSY;
+	}
+	if (h->parent && !h->cleaning)
+	{
+		rt_error("%s: handle %p is a piece of handle %p: it goes with starpu_data_unpartition or starpu_data_partition_clean (-EINVAL)",
+			 fn, (void *) h, (void *) h->parent);
+		return -EINVAL;
+	}
 	return 0;
 }
 
-static void unregister(starpu_data_handle_t h, const char *fn)
+static void unregister(starpu_data_handle_t h, int coherency, const char *fn)
 {
 	if (unregister_checks(h, fn))
 		return;
 	if (rt_may_not_block(fn))
 		return;
-	/* Wait for the tasks submitted before (sequential consistency), then
-	 * for any others still using it. */
-	if (h->seq_consistency && starpu_data_acquire(h, STARPU_RW) == 0)
-		starpu_data_release(h);
+	data_plans_clean_all(h, 1);
+	/* Wait for the tasks submitted before (sequential consistency; this
+	 * also folds pending reductions), then for any others still using it. */
+	if (h->seq_consistency && starpu_data_acquire_on_node(h, STARPU_ACQUIRE_NO_NODE, STARPU_RW) == 0)
+		starpu_data_release_on_node(h, STARPU_ACQUIRE_NO_NODE);
 	os_mutex_lock(&h->lock);
 	h->unregister_waiting = 1;
 	while (h->nrefs > 0)
 		os_cond_wait(&h->busy_cond, &h->lock);
 	if (h->acquisitions)
 	{
+		h->unregister_waiting = 0;
 		os_mutex_unlock(&h->lock);
 		rt_error("%s: handle %p is still acquired by the application; release it first", fn, (void *) h);
-		h->unregister_waiting = 0;
 		return;
 	}
 	os_mutex_unlock(&h->lock);
-	handle_free(h);
+	if (coherency)
+	{
+		int ret = data_write_back_home(h);
+		if (ret)
+			rt_error("%s: handle %p could not be written back to its home node %d (%d)", fn, (void *) h, h->home_node, ret);
+	}
+	data_handle_free(h);
 }
 
 void starpu_data_unregister(starpu_data_handle_t handle)
 {
-	unregister(handle, "starpu_data_unregister");
+	unregister(handle, 1, "starpu_data_unregister");
 }
 
 void starpu_data_unregister_no_coherency(starpu_data_handle_t handle)
 {
-	unregister(handle, "starpu_data_unregister_no_coherency");
+	unregister(handle, 0, "starpu_data_unregister_no_coherency");
 }
 
 /* Asynchronous unregistration: once the tasks submitted before are done,
- * the handle is freed as soon as nothing uses it any more. */
+ * the data goes home and the handle is freed as soon as nothing uses it. */
 static void unregister_when_acquired(void *arg)
 {
 	starpu_data_handle_t h = arg;
+	data_write_back_home(h);
 	os_mutex_lock(&h->lock);
 	h->unregister_waiting = 2;	/* free on the last reference */
 	os_mutex_unlock(&h->lock);
-	starpu_data_release(h);
+	starpu_data_release_on_node(h, STARPU_ACQUIRE_NO_NODE);
 }
 
 void starpu_data_unregister_submit(starpu_data_handle_t handle)
 {
 	if (unregister_checks(handle, "starpu_data_unregister_submit"))
 		return;
-	if (starpu_data_acquire_cb(handle, STARPU_RW, unregister_when_acquired, handle))
+	data_plans_clean_all(handle, 0);
+	if (starpu_data_acquire_on_node_cb(handle, STARPU_ACQUIRE_NO_NODE, STARPU_RW, unregister_when_acquired, handle))
 		rt_error("starpu_data_unregister_submit: could not schedule the unregistration of %p", (void *) handle);
 }
 
-/* Called by data_release_job with the handle unlocked, after the last
- * reference of a handle whose asynchronous unregistration is pending. */
-void data_handle_free_deferred(starpu_data_handle_t h)
+/* ------------------------------------------------------------------ */
+/* Invalidation. */
+
+static void invalidate_now(starpu_data_handle_t h)
 {
-	handle_free(h);
+	os_mutex_lock(&h->lock);
+	for (unsigned node = 0; node < mem_nnodes; node++)
+	{
+		struct data_replicate *r = &h->rep[node];
+		if (r->transferring)
+			r->stale = 1;
+		r->state = REP_INVALID;
+		if (r->allocated && r->allocated_by_runtime && !r->refcnt && !r->transferring)
+			data_free_replicate(h, node);
+	}
+	os_mutex_unlock(&h->lock);
+	data_redux_free(h);
 }
+
+void starpu_data_invalidate(starpu_data_handle_t handle)
+{
+	if (!data_handle_valid(handle))
+	{
+		rt_error("starpu_data_invalidate: handle %p is not registered", (void *) handle);
+		return;
+	}
+	if (rt_may_not_block("starpu_data_invalidate"))
+		return;
+	/* After the tasks submitted before. */
+	if (starpu_data_acquire_on_node(handle, STARPU_ACQUIRE_NO_NODE, STARPU_W) == 0)
+	{
+		invalidate_now(handle);
+		starpu_data_release_on_node(handle, STARPU_ACQUIRE_NO_NODE);
+	}
+}
+
+static void invalidate_when_acquired(void *arg)
+{
+	starpu_data_handle_t h = arg;
+	invalidate_now(h);
+	starpu_data_release_on_node(h, STARPU_ACQUIRE_NO_NODE);
+}
+
+void starpu_data_invalidate_submit(starpu_data_handle_t handle)
+{
+	if (!data_handle_valid(handle))
+	{
+		rt_error("starpu_data_invalidate_submit: handle %p is not registered", (void *) handle);
+		return;
+	}
+	starpu_data_acquire_on_node_cb(handle, STARPU_ACQUIRE_NO_NODE, STARPU_W, invalidate_when_acquired, handle);
+}
+
+/* ------------------------------------------------------------------ */
+/* Where the data is. */
+
+static int check_node(starpu_data_handle_t h, int node, const char *fn)
+{
+	if (!data_handle_valid(h))
+	{
+		rt_error("%s: handle %p is not registered (-EINVAL)", fn, (void *) h);
+		return -EINVAL;
+	}
+	if (node < 0 || (unsigned) node >= mem_nnodes)
+	{
+		rt_error("%s: memory node %d does not exist (-EINVAL)", fn, node);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void starpu_data_query_status(starpu_data_handle_t handle, int memory_node, int *is_allocated, int *is_valid, int *is_requested)
+{
+	if (check_node(handle, memory_node, "starpu_data_query_status"))
+	{
+		if (is_allocated)
+			*is_allocated = 0;
+		if (is_valid)
+			*is_valid = 0;
+		if (is_requested)
+			*is_requested = 0;
+		return;
+	}
+	os_mutex_lock(&handle->lock);
+	struct data_replicate *r = &handle->rep[memory_node];
+	if (is_allocated)
+		*is_allocated = r->allocated;
+	if (is_valid)
+		*is_valid = rep_valid(r);
+	if (is_requested)
+		*is_requested = r->requested || r->transferring;
+	os_mutex_unlock(&handle->lock);
+}
+
+unsigned starpu_data_is_on_node(starpu_data_handle_t handle, unsigned node)
+{
+	int valid = 0;
+	starpu_data_query_status(handle, (int) node, NULL, &valid, NULL);
+	return (unsigned) valid;
+}
+
+unsigned starpu_data_test_if_allocated_on_node(starpu_data_handle_t handle, unsigned memory_node)
+{
+	int allocated = 0;
+	starpu_data_query_status(handle, (int) memory_node, &allocated, NULL, NULL);
+	return (unsigned) allocated;
+}
+
+int starpu_data_request_allocation(starpu_data_handle_t handle, unsigned node)
+{
+	int ret = check_node(handle, (int) node, "starpu_data_request_allocation");
+	if (ret)
+		return ret;
+	os_mutex_lock(&handle->lock);
+	while ((ret = data_allocate_replicate(handle, node)) == -EAGAIN)
+	{
+		os_mutex_unlock(&handle->lock);
+		data_wait_memory(node);
+		os_mutex_lock(&handle->lock);
+	}
+	os_mutex_unlock(&handle->lock);
+	return ret;
+}
+
+/* Fetching is an acquisition in R mode that ends at once. */
+static void release_after_fetch(void *arg)
+{
+	void **a = arg;
+	starpu_data_handle_t h = a[0];
+	unsigned node = (unsigned) (uintptr_t) a[1];
+	free(a);
+	starpu_data_release_on_node(h, (int) node);
+}
+
+static int fetch(starpu_data_handle_t h, unsigned node, unsigned async, const char *fn)
+{
+	int ret = check_node(h, (int) node, fn);
+	if (ret)
+		return ret;
+	if (mem_nodes[node].kind != STARPU_CPU_RAM)
+		return data_prefetch(h, node, 0);
+	if (!async)
+	{
+		if (rt_may_not_block(fn))
+			return -EDEADLK;
+		ret = starpu_data_acquire_on_node(h, (int) node, STARPU_R);
+		if (ret == 0)
+			starpu_data_release_on_node(h, (int) node);
+		return ret;
+	}
+	void **arg = malloc(2 * sizeof(void *));
+	if (!arg)
+		return -ENOMEM;
+	arg[0] = h;
+	arg[1] = (void *) (uintptr_t) node;
+	ret = starpu_data_acquire_on_node_cb(h, (int) node, STARPU_R, release_after_fetch, arg);
+	if (ret)
+		free(arg);
+	return ret;
+}
+
+int starpu_data_fetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async)
+{
+	return fetch(handle, node, async, "starpu_data_fetch_on_node");
+}
+
+int starpu_data_prefetch_on_node_prio(starpu_data_handle_t handle, unsigned node, unsigned async, int prio)
+{
+	(void) prio;
+	int ret = check_node(handle, (int) node, "starpu_data_prefetch_on_node");
+	if (ret)
+		return ret;
+	if (!async)
+		return fetch(handle, node, 0, "starpu_data_prefetch_on_node");
+	return data_prefetch(handle, node, 0);
+}
+
+int starpu_data_prefetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async)
+{
+	return starpu_data_prefetch_on_node_prio(handle, node, async, 0);
+}
+
+int starpu_data_idle_prefetch_on_node_prio(starpu_data_handle_t handle, unsigned node, unsigned async, int prio)
+{
+	(void) prio;
+	int ret = check_node(handle, (int) node, "starpu_data_idle_prefetch_on_node");
+	if (ret)
+		return ret;
+	if (!async)
+		return fetch(handle, node, 0, "starpu_data_idle_prefetch_on_node");
+	return data_prefetch(handle, node, 1);
+}
+
+int starpu_data_idle_prefetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async)
+{
+	return starpu_data_idle_prefetch_on_node_prio(handle, node, async, 0);
+}
+
+void starpu_data_wont_use(starpu_data_handle_t handle)
+{
+	if (!data_handle_valid(handle))
+	{
+		rt_error("starpu_data_wont_use: handle %p is not registered", (void *) handle);
+		return;
+	}
+	os_mutex_lock(&handle->lock);
+	handle->wont_use = 1;
+	/* First in line for eviction, on every node. */
+	for (unsigned node = 0; node < mem_nnodes; node++)
+		if (handle->rep[node].in_lru)
+			data_lru_touch(&handle->rep[node]);
+	os_mutex_unlock(&handle->lock);
+	/* Write it home when idle, so that eviction is then free. */
+	if (handle->home_node >= 0)
+		data_prefetch(handle, (unsigned) handle->home_node, 1);
+}
+
+void starpu_data_advise_as_important(starpu_data_handle_t handle, unsigned is_important)
+{
+	if (!data_handle_valid(handle))
+		return;
+	os_mutex_lock(&handle->lock);
+	handle->important = is_important ? 1 : 0;
+	if (is_important)
+		handle->wont_use = 0;
+	os_mutex_unlock(&handle->lock);
+}
+
+void starpu_data_set_wt_mask(starpu_data_handle_t handle, uint32_t wt_mask)
+{
+	if (!data_handle_valid(handle))
+	{
+		rt_error("starpu_data_set_wt_mask: handle %p is not registered", (void *) handle);
+		return;
+	}
+	os_mutex_lock(&handle->lock);
+	handle->wt_mask = wt_mask;
+	for (unsigned i = 0; i < handle->nchildren; i++)
+		starpu_data_set_wt_mask(handle->children[i], wt_mask);
+	os_mutex_unlock(&handle->lock);
+}
+
+void starpu_data_set_ooc_flag(starpu_data_handle_t handle, unsigned flag)
+{
+	if (data_handle_valid(handle))
+		handle->ooc = flag ? 1 : 0;
+}
+
+unsigned starpu_data_get_ooc_flag(starpu_data_handle_t handle)
+{
+	return data_handle_valid(handle) ? handle->ooc : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Settings. */
 
 void starpu_data_set_name(starpu_data_handle_t handle, const char *name)
 {
@@ -308,6 +746,13 @@ void *starpu_data_handle_to_pointer(starpu_data_handle_t handle, unsigned node)
 	return NULL;
 }
 
+int starpu_data_pointer_is_inside(starpu_data_handle_t handle, unsigned node, void *ptr)
+{
+	if (!data_handle_valid(handle) || node >= mem_nnodes || !handle->ops->pointer_is_inside)
+		return 0;
+	return handle->ops->pointer_is_inside(handle->rep[node].interface, node, ptr);
+}
+
 void *starpu_data_get_local_ptr(starpu_data_handle_t handle)
 {
 	return starpu_data_handle_to_pointer(handle, starpu_worker_get_local_memory_node());
@@ -340,4 +785,20 @@ int starpu_data_get_home_node(starpu_data_handle_t handle)
 int starpu_data_interface_get_next_id(void)
 {
 	return atomic_fetch_add(&next_interface_id, 1);
+}
+
+/* Packing is done on a RAM node where the data is valid (the caller holds
+ * it, as StarPU requires: acquired, or inside a task). */
+int starpu_data_pack(starpu_data_handle_t handle, void **ptr, starpu_ssize_t *count)
+{
+	if (!data_handle_valid(handle) || !handle->ops->pack_data)
+		return -EINVAL;
+	return handle->ops->pack_data(handle, starpu_worker_get_local_memory_node(), ptr, count);
+}
+
+int starpu_data_unpack(starpu_data_handle_t handle, void *ptr, size_t count)
+{
+	if (!data_handle_valid(handle) || !handle->ops->unpack_data)
+		return -EINVAL;
+	return handle->ops->unpack_data(handle, starpu_worker_get_local_memory_node(), ptr, count);
 }

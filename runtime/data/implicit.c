@@ -1,17 +1,24 @@
 /* implicit.c — implicit dependencies from sequential consistency.
  *
- * For each handle we remember the last job that wrote it and the readers
- * submitted since. A new job
+ * For each handle we remember the last job that wrote it, the readers
+ * submitted since, and an open "group" of accesses that may run in any
+ * order among themselves. A new job
  *   - reading the handle depends on the last writer and joins the readers;
- *   - writing it (W, RW, and for now REDUX and COMMUTE, which serialising
- *     in submission order satisfies) depends on the readers since the last
- *     writer, or on that writer if there were none, and becomes the writer.
+ *   - writing it depends on the readers since the last writer, or on that
+ *     writer if there were none, and becomes the writer;
+ *   - commuting (W|COMMUTE) or reducing (REDUX) joins the group of its
+ *     kind: it depends on what came before the group (like a writer), but
+ *     not on the other members. The first access that is not part of the
+ *     group closes it: a synchronisation job depending on every member (for
+ *     a reduction, the job folding the contributions) becomes the writer.
  * SCRATCH accesses carry no dependency. A terminating job removes itself
  * (data_implicit_forget), so the handle never points to a finished job.
  */
 #include "data/data.h"
 #include "core/job.h"
 #include "core/rt.h"
+
+#include <stdlib.h>
 
 /* Records that job starts after pred (lock order: handle, then job). */
 static void add_dep(struct job *job, struct job *pred)
@@ -23,92 +30,198 @@ static void add_dep(struct job *job, struct job *pred)
 		atomic_fetch_sub_explicit(&job->ndeps, 1, memory_order_relaxed);
 }
 
-static void readers_unlink(starpu_data_handle_t h, struct job_buffer *b)
+static void list_unlink(struct job_buffer **head, struct job_buffer *b)
 {
 	if (b->rd_prev)
 		b->rd_prev->rd_next = b->rd_next;
 	else
-		h->readers = b->rd_next;
+		*head = b->rd_next;
 	if (b->rd_next)
 		b->rd_next->rd_prev = b->rd_prev;
 	b->rd_prev = b->rd_next = NULL;
 	b->in_readers = 0;
 }
 
-/* Caller holds h->lock. */
-static void implicit_deps_locked(starpu_data_handle_t h, struct job_buffer *b)
+static void list_push(struct job_buffer **head, struct job_buffer *b, unsigned char where)
+{
+	b->rd_prev = NULL;
+	b->rd_next = *head;
+	if (*head)
+		(*head)->rd_prev = b;
+	*head = b;
+	b->in_readers = where;
+}
+
+/* in_readers tells which list a buffer is in. */
+#define IN_READERS 1
+#define IN_GROUP 2
+
+/* What a writer (or the first member of a group) waits for. */
+static void depend_like_writer(starpu_data_handle_t h, struct job *job)
+{
+	if (h->readers)
+		for (struct job_buffer *r = h->readers; r; r = r->rd_next)
+			add_dep(job, r->job);
+	else if (h->last_writer)
+		add_dep(job, h->last_writer);
+}
+
+/* A job with no code ordering the accesses after a commute group. */
+static struct job *sync_job_locked(starpu_data_handle_t h)
+{
+	struct starpu_task *t = job_alloc_task();
+	if (!t)
+	{
+		rt_error("out of memory closing a commute group on handle %p", (void *) h);
+		abort();
+	}
+	t->cl = NULL;
+	t->detach = 1;
+	t->destroy = 1;
+	t->name = "commute_sync";
+	struct job *job = job_get(t);
+	job_reset(job);
+	job->id = atomic_fetch_add_explicit(&rt.next_job_id, 1, memory_order_relaxed) + 1;
+	job->sched_ctx = 0;
+	job->nbuffers = 1;
+	struct job_buffer *b = &job->buffers[0];
+	b->handle = h;
+	b->mode = STARPU_W;
+	b->index = 0;
+	b->job = job;
+	b->rd_prev = b->rd_next = NULL;
+	b->in_readers = 0;
+	b->seq_consistent = 1;
+	b->granted = 0;
+	b->flags = JOB_BUFFER_NOFETCH;
+	b->wait_next = NULL;
+	job->counted = 1;
+	atomic_fetch_add_explicit(&rt.nsubmitted, 1, memory_order_relaxed);
+	h->nrefs++;
+	return job;
+}
+
+/* Closes the open group (h->lock held): a job depending on every member
+ * becomes the last writer. Returns that job: the caller lets it go (its
+ * submission guard) after unlocking. */
+static struct job *close_group_locked(starpu_data_handle_t h)
+{
+	struct job *closer = h->group == GROUP_REDUX ? data_redux_job_locked(h) : sync_job_locked(h);
+	while (h->group_members)
+	{
+		struct job_buffer *m = h->group_members;
+		add_dep(closer, m->job);
+		list_unlink(&h->group_members, m);
+	}
+	/* The members covered the readers before them. */
+	while (h->readers)
+		list_unlink(&h->readers, h->readers);
+	h->last_writer = closer;
+	h->group = GROUP_NONE;
+	return closer;
+}
+
+static enum group_kind group_of(unsigned mode)
+{
+	if (mode & STARPU_REDUX)
+		return GROUP_REDUX;
+	if ((mode & STARPU_COMMUTE) && (mode & STARPU_W))
+		return GROUP_COMMUTE;
+	return GROUP_NONE;
+}
+
+/* Caller holds h->lock. Returns a group closer to release, or NULL. */
+static struct job *implicit_deps_locked(starpu_data_handle_t h, struct job_buffer *b)
 {
 	struct job *job = b->job;
-	enum starpu_data_access_mode mode = b->mode;
+	unsigned mode = b->mode;
+	struct job *closer = NULL;
 	if (mode & STARPU_SCRATCH)
-		return;
-	if (!(mode & (STARPU_W | STARPU_REDUX | STARPU_COMMUTE)))
+		return NULL;
+	enum group_kind kind = group_of(mode);
+	if (h->group != GROUP_NONE && h->group != kind)
+		closer = close_group_locked(h);
+	if (kind != GROUP_NONE)
+	{
+		/* Members wait for what came before the group, not for each
+		 * other (readers and last writer are kept while it is open). */
+		depend_like_writer(h, job);
+		h->group = kind;
+		list_push(&h->group_members, b, IN_GROUP);
+		return closer;
+	}
+	if (!(mode & STARPU_W))
 	{
 		if (h->last_writer)
 			add_dep(job, h->last_writer);
-		b->rd_prev = NULL;
-		b->rd_next = h->readers;
-		if (h->readers)
-			h->readers->rd_prev = b;
-		h->readers = b;
-		b->in_readers = 1;
-		return;
+		list_push(&h->readers, b, IN_READERS);
+		return closer;
 	}
-	if (h->readers)
-	{
-		while (h->readers)
-		{
-			struct job_buffer *r = h->readers;
-			add_dep(job, r->job);
-			readers_unlink(h, r);
-		}
-	}
-	else if (h->last_writer)
-		add_dep(job, h->last_writer);
+	depend_like_writer(h, job);
+	while (h->readers)
+		list_unlink(&h->readers, h->readers);
 	h->last_writer = job;
+	return closer;
 }
 
 void data_implicit_deps(struct job *job)
 {
+	struct job *closers[8];
+	unsigned nclosers = 0;
 	for (unsigned i = 0; i < job->nbuffers; i++)
 	{
 		struct job_buffer *b = &job->buffers[i];
 		starpu_data_handle_t h = b->handle;
 		os_mutex_lock(&h->lock);
 		h->nrefs++;
-		if (b->seq_consistent)
-			implicit_deps_locked(h, b);
+		struct job *closer = b->seq_consistent ? implicit_deps_locked(h, b) : NULL;
 		os_mutex_unlock(&h->lock);
+		if (closer)
+		{
+			if (nclosers < sizeof(closers) / sizeof(closers[0]))
+				closers[nclosers++] = closer;
+			else
+				job_dep_release(closer);
+		}
 	}
+	/* Closers may run as soon as their guard goes: after the loop, so
+	 * that this job is already recorded behind them. */
+	for (unsigned i = 0; i < nclosers; i++)
+		job_dep_release(closers[i]);
 }
 
 /* Caller holds b->handle->lock. */
 void data_implicit_forget(struct job_buffer *b)
 {
 	starpu_data_handle_t h = b->handle;
-	if (b->in_readers)
-		readers_unlink(h, b);
+	if (b->in_readers == IN_READERS)
+		list_unlink(&h->readers, b);
+	else if (b->in_readers == IN_GROUP)
+		list_unlink(&h->group_members, b);
 	if (h->last_writer == b->job)
 		h->last_writer = NULL;
+	if (!h->group_members && h->group == GROUP_COMMUTE)
+		h->group = GROUP_NONE;
 }
 
-/* Whether a new access in mode would depend on nothing (for the try
- * variant of acquire). Caller holds h->lock. */
 int data_implicit_would_wait(starpu_data_handle_t h, enum starpu_data_access_mode mode)
 {
 	if (!h->seq_consistency)
 		return 0;
-	if (h->last_writer)
+	if (h->last_writer || h->group != GROUP_NONE)
 		return 1;
 	return (mode & STARPU_W) && h->readers != NULL;
 }
 
-/* Registers b as if data_implicit_deps ran, when it is known that it has no
- * predecessor. Caller holds h->lock. */
 void data_implicit_register_locked(struct job_buffer *b)
 {
 	starpu_data_handle_t h = b->handle;
 	h->nrefs++;
 	if (b->seq_consistent)
-		implicit_deps_locked(h, b);
+	{
+		struct job *closer = implicit_deps_locked(h, b);
+		/* would_wait() said there was no open group. */
+		if (closer)
+			job_dep_release(closer);
+	}
 }

@@ -1,47 +1,104 @@
-/* memory.c — memory nodes, starpu_malloc and the node-level copy helpers
- * interfaces use (starpu_interface_copy*). Every allocation or copy on a
- * node goes through that node's driver.
+/* memory.c — memory nodes and their accounting, starpu_malloc, and the
+ * node-level copy helpers interfaces use (starpu_interface_copy*). Every
+ * allocation or copy on a node goes through that node's driver.
  */
 #include "data/memory.h"
+#include "data/data.h"
 #include "core/rt.h"
 #include "drivers/driver.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 unsigned mem_nnodes;
 struct memory_node mem_nodes[STARPU_MAXNODES];
+int starpu_disk_swap_node = -1;
 
 static size_t malloc_align = 64;
+
+/* STARPU_LIMIT_CPU_MEM is in MiB, as in StarPU. -1 when unset. */
+static ssize_t ram_limit(void)
+{
+	int mib = starpu_get_env_number("STARPU_LIMIT_CPU_MEM");
+	return mib < 0 ? -1 : (ssize_t) mib << 20;
+}
+
+int memory_node_add(enum starpu_node_kind kind, int devid, const struct drv_node_ops *ops, void *driver_data, ssize_t total, const char *name)
+{
+	if (mem_nnodes >= STARPU_MAXNODES)
+	{
+		rt_error("cannot add memory node %s: STARPU_MAXNODES (%d) reached", name, STARPU_MAXNODES);
+		return -ENOSPC;
+	}
+	unsigned id = mem_nnodes;
+	struct memory_node *n = &mem_nodes[id];
+	memset(n, 0, sizeof(*n));
+	n->kind = kind;
+	n->devid = devid;
+	n->ops = ops;
+	n->driver_data = driver_data;
+	n->total = total;
+	snprintf(n->name, sizeof(n->name), "%s", name);
+	os_mutex_init(&n->lock);
+	os_cond_init(&n->released);
+	/* Publish after the node is complete: handles created from now on
+	 * get a replicate for it. */
+	__atomic_store_n(&mem_nnodes, id + 1, __ATOMIC_RELEASE);
+	return (int) id;
+}
 
 int memory_nodes_setup(void)
 {
 	memset(mem_nodes, 0, sizeof(mem_nodes));
-	struct memory_node *ram = &mem_nodes[STARPU_MAIN_RAM];
-	ram->kind = STARPU_CPU_RAM;
-	ram->devid = 0;
-	ram->ops = &drv_ram_node_ops;
-	ram->total = ram->ops->total_memory ? ram->ops->total_memory(STARPU_MAIN_RAM) : -1;
-	atomic_store(&ram->used, 0);
-	snprintf(ram->name, sizeof(ram->name), "RAM 0");
-	mem_nnodes = 1;
-	return 0;
+	mem_nnodes = 0;
+	starpu_disk_swap_node = -1;
+	ssize_t total = drv_ram_node_ops.total_memory ? drv_ram_node_ops.total_memory(STARPU_MAIN_RAM) : -1;
+	ssize_t limit = ram_limit();
+	if (limit >= 0 && (total < 0 || limit < total))
+		total = limit;
+	int ret = memory_node_add(STARPU_CPU_RAM, 0, &drv_ram_node_ops, NULL, total, "RAM 0");
+	return ret < 0 ? ret : 0;
 }
 
 void memory_nodes_teardown(void)
 {
+	data_requests_fini();
+	for (unsigned i = 0; i < mem_nnodes; i++)
+	{
+		struct memory_node *n = &mem_nodes[i];
+		os_mutex_lock(&n->lock);
+		mem_cache_flush_locked(i, -1);
+		os_mutex_unlock(&n->lock);
+		if (n->ops->unplug)
+			n->ops->unplug(i);
+		os_cond_destroy(&n->released);
+		os_mutex_destroy(&n->lock);
+	}
 	mem_nnodes = 0;
+	starpu_disk_swap_node = -1;
 }
 
 uintptr_t mem_alloc(unsigned node, size_t size, int flags)
 {
 	if (node >= mem_nnodes)
 		return 0;
-	uintptr_t p = mem_nodes[node].ops->malloc(node, size, flags);
-	if (p)
-		atomic_fetch_add(&mem_nodes[node].used, (ssize_t) size);
+	struct memory_node *n = &mem_nodes[node];
+	os_mutex_lock(&n->lock);
+	if (n->total >= 0 && n->used + (ssize_t) size > n->total)
+	{
+		os_mutex_unlock(&n->lock);
+		return 0;
+	}
+	n->used += (ssize_t) size;
+	os_mutex_unlock(&n->lock);
+	uintptr_t p = n->ops->malloc(node, size, flags);
+	if (!p)
+	{
+		os_mutex_lock(&n->lock);
+		n->used -= (ssize_t) size;
+		os_mutex_unlock(&n->lock);
+	}
 	return p;
 }
 
@@ -49,8 +106,13 @@ void mem_free(unsigned node, uintptr_t addr, size_t size, int flags)
 {
 	if (node >= mem_nnodes || !addr)
 		return;
-	mem_nodes[node].ops->free(node, addr, size, flags);
-	atomic_fetch_sub(&mem_nodes[node].used, (ssize_t) size);
+	struct memory_node *n = &mem_nodes[node];
+	n->ops->free(node, addr, size, flags);
+	os_mutex_lock(&n->lock);
+	n->used -= (ssize_t) size;
+	if (n->nwaiting)
+		os_cond_broadcast(&n->released);
+	os_mutex_unlock(&n->lock);
 }
 
 /* ------------------------------------------------------------------ */
@@ -95,7 +157,12 @@ ssize_t starpu_memory_get_available(unsigned node)
 {
 	if (node >= mem_nnodes || mem_nodes[node].total < 0)
 		return -1;
-	return mem_nodes[node].total - atomic_load(&mem_nodes[node].used);
+	struct memory_node *n = &mem_nodes[node];
+	os_mutex_lock(&n->lock);
+	/* Cached buffers can be reclaimed at once: they count as available. */
+	ssize_t avail = n->total - n->used + n->cached;
+	os_mutex_unlock(&n->lock);
+	return avail;
 }
 
 ssize_t starpu_memory_get_total_all_nodes(void)
@@ -119,6 +186,53 @@ ssize_t starpu_memory_get_available_all_nodes(void)
 	return t;
 }
 
+/* Counting allocations outside the data layer (STARPU_MALLOC_COUNT,
+ * starpu_memory_allocate): the bytes are only accounted. */
+int starpu_memory_allocate(unsigned node, size_t size, int flags)
+{
+	if (node >= mem_nnodes)
+		return -EINVAL;
+	struct memory_node *n = &mem_nodes[node];
+	os_mutex_lock(&n->lock);
+	if (!(flags & STARPU_MEMORY_OVERFLOW) && n->total >= 0 && n->used + (ssize_t) size > n->total)
+	{
+		mem_cache_flush_locked(node, n->used + (ssize_t) size - n->total);
+		if (n->used + (ssize_t) size > n->total)
+		{
+			os_mutex_unlock(&n->lock);
+			return -ENOMEM;
+		}
+	}
+	n->used += (ssize_t) size;
+	os_mutex_unlock(&n->lock);
+	return 0;
+}
+
+void starpu_memory_deallocate(unsigned node, size_t size)
+{
+	if (node >= mem_nnodes)
+		return;
+	struct memory_node *n = &mem_nodes[node];
+	os_mutex_lock(&n->lock);
+	n->used -= (ssize_t) size;
+	if (n->nwaiting)
+		os_cond_broadcast(&n->released);
+	os_mutex_unlock(&n->lock);
+}
+
+void starpu_memory_wait_available(unsigned node, size_t size)
+{
+	if (node >= mem_nnodes || mem_nodes[node].total < 0)
+		return;
+	struct memory_node *n = &mem_nodes[node];
+	os_mutex_lock(&n->lock);
+	n->nwaiting++;
+	while (n->total - n->used + n->cached < (ssize_t) size)
+		os_cond_wait(&n->released, &n->lock);
+	n->nwaiting--;
+	os_mutex_unlock(&n->lock);
+}
+
 void starpu_malloc_set_align(size_t align)
 {
 	if (align >= sizeof(void *) && (align & (align - 1)) == 0 && align > malloc_align)
@@ -127,16 +241,23 @@ void starpu_malloc_set_align(size_t align)
 
 int starpu_malloc_flags(void **A, size_t dim, int flags)
 {
-	(void) flags;
 	if (!A)
 	{
 		rt_error("starpu_malloc: the result pointer is NULL (-EINVAL)");
 		return -EINVAL;
 	}
 	*A = NULL;
+	if ((flags & STARPU_MALLOC_COUNT) && rt_is_up())
+	{
+		int ret = starpu_memory_allocate(STARPU_MAIN_RAM, dim, flags);
+		if (ret)
+			return ret;
+	}
 	if (posix_memalign(A, malloc_align, dim ? dim : 1))
 	{
 		*A = NULL;
+		if ((flags & STARPU_MALLOC_COUNT) && rt_is_up())
+			starpu_memory_deallocate(STARPU_MAIN_RAM, dim);
 		return -ENOMEM;
 	}
 	return 0;
@@ -149,9 +270,9 @@ int starpu_malloc(void **A, size_t dim)
 
 int starpu_free_flags(void *A, size_t dim, int flags)
 {
-	(void) dim;
-	(void) flags;
 	free(A);
+	if ((flags & STARPU_MALLOC_COUNT) && rt_is_up())
+		starpu_memory_deallocate(STARPU_MAIN_RAM, dim);
 	return 0;
 }
 
@@ -163,7 +284,8 @@ int starpu_free(void *A)
 
 int starpu_memory_pin(void *addr, size_t size)
 {
-	/* Pinning matters for device DMA; RAM-only runs need nothing. */
+	/* Pinning matters for device DMA: with RAM and disks only, every
+	 * buffer is already usable by every copy. */
 	(void) addr;
 	(void) size;
 	return 0;
@@ -196,8 +318,8 @@ void starpu_free_on_node(unsigned dst_node, uintptr_t addr, size_t size)
 	mem_free(dst_node, addr, size, 0);
 }
 
-/* The copy goes through the driver of the node that is not RAM (devices
- * know how to reach RAM), or RAM's own when both are RAM. */
+/* The copy goes through the driver of the node that is not RAM (a device or
+ * a disk knows how to reach RAM), or RAM's own when both are RAM. */
 static const struct drv_node_ops *copy_driver(unsigned src_node, unsigned dst_node)
 {
 	if (src_node >= mem_nnodes || dst_node >= mem_nnodes)
@@ -228,9 +350,30 @@ int starpu_interface_copy2d(uintptr_t src, size_t src_offset, unsigned src_node,
 	if (ops->copy2d)
 		return ops->copy2d(src, src_offset, src_node, dst, dst_offset, dst_node,
 				   blocksize, numblocks, ld_src, ld_dst, async_data);
+	/* Contiguous when both strides are the block size: one copy. */
+	if (ld_src == blocksize && ld_dst == blocksize)
+		return ops->copy(src, src_offset, src_node, dst, dst_offset, dst_node, blocksize * numblocks, async_data);
 	for (size_t i = 0; i < numblocks; i++)
 	{
 		int ret = ops->copy(src, src_offset + i * ld_src, src_node, dst, dst_offset + i * ld_dst, dst_node, blocksize, NULL);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int starpu_interface_copy3d(uintptr_t src, size_t src_offset, unsigned src_node,
+			    uintptr_t dst, size_t dst_offset, unsigned dst_node,
+			    size_t blocksize,
+			    size_t numblocks1, size_t ld1_src, size_t ld1_dst,
+			    size_t numblocks2, size_t ld2_src, size_t ld2_dst,
+			    void *async_data)
+{
+	for (size_t j = 0; j < numblocks2; j++)
+	{
+		int ret = starpu_interface_copy2d(src, src_offset + j * ld2_src, src_node,
+						  dst, dst_offset + j * ld2_dst, dst_node,
+						  blocksize, numblocks1, ld1_src, ld1_dst, async_data);
 		if (ret)
 			return ret;
 	}

@@ -1,35 +1,59 @@
-/* memory.h — memory nodes: RAM, and later devices, disks and simulated
- * nodes. Each node has a driver (drivers/driver.h, struct drv_node_ops)
- * through which all its allocations and copies go, and an accounting of the
- * bytes the runtime allocated there.
+/* memory.h — memory nodes: RAM, disks (out-of-core), and later devices and
+ * simulated nodes. Each node has a driver (drivers/driver.h, struct
+ * drv_node_ops) through which all its allocations and copies go, an
+ * accounting of the bytes the runtime allocated there against its limit,
+ * an allocation cache of freed buffers, and the LRU list of evictable
+ * replicates (memalloc.c).
  */
 #ifndef VELA_MEMORY_H
 #define VELA_MEMORY_H
 
 #include <starpu.h>
 #include <stdatomic.h>
+#include "os/os.h"
 
 struct drv_node_ops;
+struct data_replicate;
+struct cache_entry;
 
 struct memory_node
 {
 	enum starpu_node_kind kind;
 	int devid;
 	const struct drv_node_ops *ops;
-	ssize_t total;			/* capacity in bytes, -1 if unknown */
-	_Atomic ssize_t used;		/* allocated by the runtime */
+	void *driver_data;		/* the node driver's state (disk: struct disk_node) */
+	ssize_t total;			/* capacity available to the runtime, -1 if unknown */
 	char name[32];
+
+	/* Protected by lock (a leaf, except for trylocks of handles). */
+	os_mutex_t lock;
+	os_cond_t released;		/* memory was released: allocation may retry */
+	int nwaiting;			/* threads waiting on released */
+	ssize_t used;			/* bytes allocated by the runtime (cache included) */
+	ssize_t cached;			/* of which freed buffers kept in the cache */
+	struct cache_entry *cache;	/* the allocation cache */
+	struct data_replicate *lru_head, *lru_tail;	/* head: evicted first */
 };
 
 extern unsigned mem_nnodes;
 extern struct memory_node mem_nodes[STARPU_MAXNODES];
+/* The disk node data leaves RAM for, or -1 (the first disk registered). */
+extern int starpu_disk_swap_node;
 
-/* Node 0 is the main RAM. */
+/* Node 0 is the main RAM; STARPU_LIMIT_CPU_MEM (MiB) limits what the
+ * runtime allocates there. */
 int memory_nodes_setup(void);
 void memory_nodes_teardown(void);
+/* Adds a memory node; returns its id or a negative errno. */
+int memory_node_add(enum starpu_node_kind kind, int devid, const struct drv_node_ops *ops, void *driver_data, ssize_t total, const char *name);
 
-/* Allocations and copies on node, through its driver (0 on failure). */
+/* Raw allocations on a node, through its driver, counted against its
+ * limit: 0 when it does not fit or the driver fails. */
 uintptr_t mem_alloc(unsigned node, size_t size, int flags);
 void mem_free(unsigned node, uintptr_t addr, size_t size, int flags);
+
+/* Frees cached buffers of node until at least bytes are free (node lock
+ * held). Returns the bytes freed. */
+ssize_t mem_cache_flush_locked(unsigned node, ssize_t bytes);
 
 #endif /* VELA_MEMORY_H */

@@ -12,7 +12,7 @@
 static void matrix_register(starpu_data_handle_t handle, unsigned home_node, void *data_interface)
 {
 	struct starpu_matrix_interface *src = data_interface;
-	for (unsigned node = 0; node < mem_nnodes; node++)
+	for (unsigned node = 0; node < STARPU_MAXNODES; node++)
 	{
 		struct starpu_matrix_interface *m = starpu_data_get_interface_on_node(handle, node);
 		*m = *src;

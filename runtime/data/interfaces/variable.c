@@ -10,7 +10,7 @@
 static void variable_register(starpu_data_handle_t handle, unsigned home_node, void *data_interface)
 {
 	struct starpu_variable_interface *src = data_interface;
-	for (unsigned node = 0; node < mem_nnodes; node++)
+	for (unsigned node = 0; node < STARPU_MAXNODES; node++)
 	{
 		struct starpu_variable_interface *v = starpu_data_get_interface_on_node(handle, node);
 		v->id = STARPU_VARIABLE_INTERFACE_ID;

@@ -1,0 +1,360 @@
+/* coherency.c — keeping replicates coherent across memory nodes (MSI).
+ *
+ * Reading on a node needs a valid replicate there: it is copied from a valid
+ * one, preferably the owner, through RAM when the two nodes cannot copy
+ * directly. Writing on a node makes its replicate the owner and invalidates
+ * the others (their buffers stay allocated, as clean candidates for reuse
+ * or eviction). A replicate in use is pinned (refcnt) so that eviction
+ * leaves it alone.
+ *
+ * A copy runs with the handle's lock dropped; the destination is marked
+ * transferring meanwhile (others wait on busy_cond), and marked stale if
+ * the data is written elsewhere during the copy, in which case the copy's
+ * result is discarded.
+ */
+#include "data/data.h"
+#include "data/memory.h"
+#include "core/job.h"
+#include "core/rt.h"
+#include "core/workers.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Whether src and dst can copy without going through RAM. */
+static int direct_copy(unsigned src, unsigned dst)
+{
+	return mem_nodes[src].kind == STARPU_CPU_RAM || mem_nodes[dst].kind == STARPU_CPU_RAM;
+}
+
+int data_copy_interface(starpu_data_handle_t h, unsigned src, unsigned dst)
+{
+	const struct starpu_data_copy_methods *m = h->ops->copy_methods;
+	void *si = h->rep[src].interface, *di = h->rep[dst].interface;
+	if (m && m->any_to_any)
+		return m->any_to_any(si, src, di, dst, NULL);
+	int ram_src = mem_nodes[src].kind == STARPU_CPU_RAM, ram_dst = mem_nodes[dst].kind == STARPU_CPU_RAM;
+	if (m && ram_src && ram_dst && m->ram_to_ram)
+		return m->ram_to_ram(si, src, di, dst);
+	/* Fallback for interfaces with only pack/unpack: through a packed
+	 * buffer in RAM (fine for RAM-side nodes). */
+	if (h->ops->pack_data && h->ops->unpack_data && ram_src && ram_dst)
+	{
+		void *buf;
+		starpu_ssize_t count;
+		int ret = h->ops->pack_data(h, src, &buf, &count);
+		if (ret)
+			return ret;
+		return h->ops->unpack_data(h, dst, buf, (size_t) count);
+	}
+	rt_error("data %p: interface '%s' has no copy method from node %u to node %u (-ENOSYS)",
+		 (void *) h, h->ops->name ? h->ops->name : "?", src, dst);
+	return -ENOSYS;
+}
+
+/* The best valid replicate to copy from into dst, or -1. */
+static int pick_source(starpu_data_handle_t h, unsigned dst)
+{
+	int best = -1, best_score = -1;
+	for (unsigned n = 0; n < mem_nnodes; n++)
+	{
+		if (n == dst || !rep_valid(&h->rep[n]))
+			continue;
+		int score = (direct_copy(n, dst) ? 4 : 0) + (h->rep[n].state == REP_OWNER ? 2 : 0) +
+			    (mem_nodes[n].kind == STARPU_CPU_RAM ? 1 : 0);
+		if (score > best_score)
+		{
+			best = (int) n;
+			best_score = score;
+		}
+	}
+	return best;
+}
+
+static int ram_node_for(unsigned dst)
+{
+	(void) dst;
+	return STARPU_MAIN_RAM;	/* one RAM node until NUMA nodes exist */
+}
+
+int data_transfer_locked(starpu_data_handle_t h, unsigned dst)
+{
+	struct data_replicate *d = &h->rep[dst];
+	int src = pick_source(h, dst);
+	if (src < 0)
+	{
+		/* Nothing valid anywhere: data registered with no home and
+		 * never written, read now. Its content is undefined. */
+		rt_warn("data %p is read before anything was written to it (registered with home node -1)", (void *) h);
+		d->state = REP_OWNER;
+		return 0;
+	}
+	if (!direct_copy((unsigned) src, dst))
+	{
+		/* Chain through RAM. */
+		unsigned ram = (unsigned) ram_node_for(dst);
+		int ret = data_make_valid_locked_nopin(h, ram);
+		if (ret)
+			return ret;
+		src = (int) ram;
+	}
+	struct data_replicate *s = &h->rep[src];
+	s->refcnt++;
+	d->transferring = 1;
+	d->stale = 0;
+	os_mutex_unlock(&h->lock);
+	int ret = data_copy_interface(h, (unsigned) src, dst);
+	os_mutex_lock(&h->lock);
+	s->refcnt--;
+	d->transferring = 0;
+	if (ret == 0 && !d->stale)
+	{
+		d->state = REP_SHARED;
+		if (s->state == REP_OWNER)
+			s->state = REP_SHARED;
+	}
+	else if (ret)
+		rt_error("data %p: copy from node %u to node %u failed (%d)", (void *) h, (unsigned) src, dst, ret);
+	d->stale = 0;
+	os_cond_broadcast(&h->busy_cond);
+	if (!s->refcnt)
+		data_memory_released((unsigned) src);
+	return ret;
+}
+
+void data_invalidate_others_locked(starpu_data_handle_t h, unsigned node)
+{
+	for (unsigned n = 0; n < mem_nnodes; n++)
+	{
+		if (n == node)
+			continue;
+		struct data_replicate *r = &h->rep[n];
+		if (r->transferring)
+			r->stale = 1;
+		r->state = REP_INVALID;
+	}
+	h->rep[node].state = REP_OWNER;
+}
+
+/* Makes the replicate on node valid (h->lock held); no pin. */
+int data_make_valid_locked_nopin(starpu_data_handle_t h, unsigned node)
+{
+	struct data_replicate *r = &h->rep[node];
+	for (;;)
+	{
+		if (r->transferring || r->allocating)
+		{
+			os_cond_wait(&h->busy_cond, &h->lock);
+			continue;
+		}
+		if (rep_valid(r))
+			return 0;
+		if (!r->allocated)
+		{
+			int ret = data_allocate_replicate(h, node);
+			if (ret)
+				return ret;
+			continue;
+		}
+		int ret = data_transfer_locked(h, node);
+		if (ret)
+			return ret;
+	}
+}
+
+/* Pins h on node for an access in mode (h->lock held). */
+static int make_valid_locked(starpu_data_handle_t h, unsigned node, enum starpu_data_access_mode mode)
+{
+	struct data_replicate *r = &h->rep[node];
+	int ret;
+	if (mode & STARPU_R)
+		ret = data_make_valid_locked_nopin(h, node);
+	else
+	{
+		/* Write-only: a buffer is enough, its content is overwritten. */
+		ret = 0;
+		while (!ret && (r->transferring || r->allocating || !r->allocated))
+		{
+			if (r->transferring || r->allocating)
+				os_cond_wait(&h->busy_cond, &h->lock);
+			else
+				ret = data_allocate_replicate(h, node);
+		}
+	}
+	if (ret)
+		return ret;
+	if (mode & (STARPU_W | STARPU_COMMUTE))
+		data_invalidate_others_locked(h, node);
+	r->refcnt++;
+	data_lru_touch(r);
+	return 0;
+}
+
+int data_make_valid(starpu_data_handle_t h, unsigned node, enum starpu_data_access_mode mode)
+{
+	os_mutex_lock(&h->lock);
+	int ret = make_valid_locked(h, node, mode);
+	os_mutex_unlock(&h->lock);
+	return ret;
+}
+
+void data_unpin(starpu_data_handle_t h, unsigned node)
+{
+	os_mutex_lock(&h->lock);
+	struct data_replicate *r = &h->rep[node];
+	int released = --r->refcnt == 0;
+	os_mutex_unlock(&h->lock);
+	if (released)
+		data_memory_released(node);
+}
+
+/* Copies written data to the nodes of its write-through mask. */
+static void write_through(starpu_data_handle_t h, unsigned node)
+{
+	os_mutex_lock(&h->lock);
+	uint32_t mask = h->wt_mask;
+	for (unsigned n = 0; n < mem_nnodes && mask; n++)
+		if (n != node && (mask & (1u << n)))
+		{
+			int ret = data_make_valid_locked_nopin(h, n);
+			if (ret)
+				rt_warn("data %p: write-through copy to node %u failed (%d)", (void *) h, n, ret);
+		}
+	os_mutex_unlock(&h->lock);
+}
+
+/* Whether buffer b goes through the normal coherency path. */
+static int coherent_buffer(const struct job_buffer *b)
+{
+	return !(b->mode & (STARPU_SCRATCH | STARPU_REDUX)) && !(b->flags & JOB_BUFFER_NOFETCH);
+}
+
+static void unpin_first(struct job *job, unsigned n, unsigned node)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (coherent_buffer(&job->buffers[i]))
+			data_unpin(job->buffers[i].handle, node);
+}
+
+int data_fetch_for_job(struct job *job, unsigned node)
+{
+	struct starpu_task *task = job->task;
+	struct worker *w = job->worker;
+	unsigned n = STARPU_TASK_GET_NBUFFERS(task);
+	void **ifaces = task->dyn_interfaces ? task->dyn_interfaces : task->interfaces;
+
+restart:
+	for (unsigned i = 0; i < job->nbuffers; i++)
+	{
+		struct job_buffer *b = &job->buffers[i];
+		starpu_data_handle_t h = b->handle;
+		if (b->mode & STARPU_SCRATCH)
+		{
+			/* A private buffer of the handle's shape, freed after the task. */
+			if (!job->scratch && !(job->scratch = calloc(job->nbuffers, sizeof(void *))))
+				return -ENOMEM;
+			if (job->scratch[i])
+				continue;
+			void *iface = malloc(h->ops->interface_size);
+			if (!iface)
+				return -ENOMEM;
+			memcpy(iface, h->rep[node].interface, h->ops->interface_size);
+			if (!h->ops->allocate_data_on_node || h->ops->allocate_data_on_node(iface, node) < 0)
+			{
+				free(iface);
+				rt_error("task '%s': cannot allocate the scratch buffer of handle %p", starpu_task_get_name(task), (void *) h);
+				return -ENOMEM;
+			}
+			job->scratch[i] = iface;
+			continue;
+		}
+		if (b->mode & STARPU_REDUX)
+		{
+			if (!job->scratch && !(job->scratch = calloc(job->nbuffers, sizeof(void *))))
+				return -ENOMEM;
+			void *contrib = data_redux_contribution(h, w ? w->id : 0, node);
+			if (!contrib)
+				return -ENOMEM;
+			job->scratch[i] = contrib;
+			continue;
+		}
+		if (b->flags & JOB_BUFFER_NOFETCH)
+			continue;
+		int ret = data_make_valid(h, node, (enum starpu_data_access_mode) b->mode);
+		if (ret == -EAGAIN)
+		{
+			/* The node is full of pinned data: let go of ours so that
+			 * other tasks can finish, wait, and start over. */
+			unpin_first(job, i, node);
+			data_wait_memory(node);
+			goto restart;
+		}
+		if (ret)
+		{
+			unpin_first(job, i, node);
+			return ret;
+		}
+	}
+	/* Fill the interfaces in task order; repeated handles share one. */
+	for (unsigned i = 0; i < n; i++)
+	{
+		starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
+		/* buffers[] is sorted by handle: binary search. */
+		unsigned lo = 0, hi = job->nbuffers;
+		while (lo < hi)
+		{
+			unsigned mid = (lo + hi) / 2;
+			if ((uintptr_t) job->buffers[mid].handle < (uintptr_t) h)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		ifaces[i] = job->scratch && job->scratch[lo] ? job->scratch[lo] : h->rep[node].interface;
+	}
+	return 0;
+}
+
+void data_job_done_on_node(struct job *job, unsigned node)
+{
+	for (unsigned i = 0; i < job->nbuffers; i++)
+	{
+		struct job_buffer *b = &job->buffers[i];
+		starpu_data_handle_t h = b->handle;
+		if (b->mode & STARPU_SCRATCH)
+		{
+			if (job->scratch && job->scratch[i])
+			{
+				if (h->ops->free_data_on_node)
+					h->ops->free_data_on_node(job->scratch[i], node);
+				free(job->scratch[i]);
+				job->scratch[i] = NULL;
+			}
+			continue;
+		}
+		if (b->mode & STARPU_REDUX)
+		{
+			/* The contribution stays with the handle until reduced. */
+			if (job->scratch)
+				job->scratch[i] = NULL;
+			continue;
+		}
+		if (b->flags & JOB_BUFFER_NOFETCH)
+			continue;
+		if ((b->mode & STARPU_W) && h->wt_mask)
+			write_through(h, node);
+		data_unpin(h, node);
+	}
+}
+
+int data_write_back_home(starpu_data_handle_t h)
+{
+	if (h->home_node < 0)
+		return 0;
+	os_mutex_lock(&h->lock);
+	int ret = 0;
+	if (h->rep[h->home_node].allocated && !rep_valid(&h->rep[h->home_node]))
+		ret = data_make_valid_locked_nopin(h, (unsigned) h->home_node);
+	os_mutex_unlock(&h->lock);
+	return ret;
+}

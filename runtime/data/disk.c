@@ -1,0 +1,93 @@
+/* disk.c — starpu_disk_register and friends: adding a disk (a storage
+ * backend, struct starpu_disk_ops) as a memory node. The first disk added
+ * becomes the swap node, where data the runtime allocated in RAM goes when
+ * RAM runs short (memalloc.c). */
+#include "data/data.h"
+#include "data/memory.h"
+#include "drivers/driver.h"
+#include "drivers/disk/disk.h"
+#include "core/rt.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int starpu_disk_register(struct starpu_disk_ops *func, void *parameter, ssize_t size)
+{
+	if (!rt_is_up())
+	{
+		rt_error("starpu_disk_register: the runtime is not initialised (-EINVAL)");
+		return -EINVAL;
+	}
+	if (!func || !func->plug || !func->alloc || !func->free || !func->read || !func->write)
+	{
+		rt_error("starpu_disk_register: the disk operations are incomplete (plug, alloc, free, read and write are required) (-EINVAL)");
+		return -EINVAL;
+	}
+	if (size < STARPU_DISK_SIZE_MIN)
+	{
+		rt_error("starpu_disk_register: size %zd is below STARPU_DISK_SIZE_MIN (%d bytes) (-EINVAL)", size, STARPU_DISK_SIZE_MIN);
+		return -EINVAL;
+	}
+	errno = 0;
+	void *base = func->plug(parameter, size);
+	if (!base)
+	{
+		int err = errno ? errno : EIO;
+		char buf[128];
+		starpu_strerror_r(err, buf, sizeof(buf));
+		rt_error("starpu_disk_register: cannot use '%s' as a disk: %s (-%d)",
+			 parameter ? (const char *) parameter : "(null)", buf, err);
+		return -err;
+	}
+	struct disk_node *d = malloc(sizeof(*d));
+	if (!d)
+	{
+		if (func->unplug)
+			func->unplug(base);
+		return -ENOMEM;
+	}
+	d->ops = func;
+	d->base = base;
+	int ndisks = 0;
+	for (unsigned i = 0; i < mem_nnodes; i++)
+		ndisks += mem_nodes[i].kind == STARPU_DISK_RAM;
+	char name[32];
+	snprintf(name, sizeof(name), "disk %d", ndisks);
+	int node = memory_node_add(STARPU_DISK_RAM, ndisks, &drv_disk_node_ops, d, size, name);
+	if (node < 0)
+	{
+		if (func->unplug)
+			func->unplug(base);
+		free(d);
+		return node;
+	}
+	if (starpu_disk_swap_node < 0)
+		starpu_disk_swap_node = node;
+	return node;
+}
+
+static struct disk_node *disk_node_checked(unsigned node, const char *fn)
+{
+	if (node >= mem_nnodes || mem_nodes[node].kind != STARPU_DISK_RAM)
+	{
+		rt_error("%s: memory node %u is not a disk", fn, node);
+		return NULL;
+	}
+	return mem_nodes[node].driver_data;
+}
+
+void *starpu_disk_open(unsigned node, void *pos, size_t size)
+{
+	struct disk_node *d = disk_node_checked(node, "starpu_disk_open");
+	if (!d || !d->ops->open)
+		return NULL;
+	return d->ops->open(d->base, pos, size);
+}
+
+void starpu_disk_close(unsigned node, void *obj, size_t size)
+{
+	struct disk_node *d = disk_node_checked(node, "starpu_disk_close");
+	if (d && d->ops->close)
+		d->ops->close(d->base, obj, size);
+}

@@ -1,0 +1,391 @@
+/* memalloc.c — memory for replicates: the allocation cache, the LRU list of
+ * evictable replicates, and eviction with write-back.
+ *
+ * A replicate the runtime allocated is evictable when no task or copy pins
+ * it. Evicting a replicate that holds the only valid copy first writes it
+ * back: to the data's home node, or, for data the runtime allocated itself,
+ * to the swap disk (out-of-core); without such a place it stays. Data
+ * advised with starpu_data_wont_use() goes to the head of the list.
+ *
+ * Freed buffers go to the node's cache, keyed by the interface's
+ * allocation shape, and are reused by the next allocation of that shape;
+ * under memory pressure the cache is emptied before anything is evicted.
+ */
+#include "data/data.h"
+#include "data/memory.h"
+#include "core/rt.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct cache_entry
+{
+	struct cache_entry *next;
+	struct starpu_data_interface_ops *ops;
+	size_t size;
+	void *iface;			/* a copy of the interface holding the buffer */
+};
+
+/* ------------------------------------------------------------------ */
+/* LRU (node lock; callers hold the handle's lock too). */
+
+static void lru_unlink(struct memory_node *n, struct data_replicate *r)
+{
+	if (r->lru_prev)
+		r->lru_prev->lru_next = r->lru_next;
+	else
+		n->lru_head = r->lru_next;
+	if (r->lru_next)
+		r->lru_next->lru_prev = r->lru_prev;
+	else
+		n->lru_tail = r->lru_prev;
+	r->lru_prev = r->lru_next = NULL;
+	r->in_lru = 0;
+}
+
+static void lru_append(struct memory_node *n, struct data_replicate *r)
+{
+	r->lru_next = NULL;
+	r->lru_prev = n->lru_tail;
+	if (n->lru_tail)
+		n->lru_tail->lru_next = r;
+	else
+		n->lru_head = r;
+	n->lru_tail = r;
+	r->in_lru = 1;
+}
+
+static void lru_prepend(struct memory_node *n, struct data_replicate *r)
+{
+	r->lru_prev = NULL;
+	r->lru_next = n->lru_head;
+	if (n->lru_head)
+		n->lru_head->lru_prev = r;
+	else
+		n->lru_tail = r;
+	n->lru_head = r;
+	r->in_lru = 1;
+}
+
+void data_lru_touch(struct data_replicate *r)
+{
+	if (!r->allocated_by_runtime)
+		return;
+	struct memory_node *n = &mem_nodes[r->node];
+	os_mutex_lock(&n->lock);
+	if (r->in_lru)
+		lru_unlink(n, r);
+	if (r->handle->wont_use)
+		lru_prepend(n, r);
+	else
+		lru_append(n, r);
+	os_mutex_unlock(&n->lock);
+}
+
+void data_lru_remove(struct data_replicate *r)
+{
+	struct memory_node *n = &mem_nodes[r->node];
+	os_mutex_lock(&n->lock);
+	if (r->in_lru)
+		lru_unlink(n, r);
+	os_mutex_unlock(&n->lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* Cache. */
+
+static size_t alloc_size_of(starpu_data_handle_t h)
+{
+	if (h->ops->get_alloc_size)
+		return h->ops->get_alloc_size(h);
+	return h->ops->get_size ? h->ops->get_size(h) : 0;
+}
+
+static int same_alloc_shape(struct starpu_data_interface_ops *ops, void *a, void *b)
+{
+	if (ops->alloc_compare)
+		return ops->alloc_compare(a, b);
+	if (ops->compare)
+		return ops->compare(a, b);
+	return 0;
+}
+
+/* Takes a cached buffer fitting r; node lock held. */
+static int cache_take_locked(struct memory_node *n, starpu_data_handle_t h, struct data_replicate *r, size_t size)
+{
+	if (h->ops->dontcache)
+		return 0;
+	for (struct cache_entry **pe = &n->cache; *pe; pe = &(*pe)->next)
+	{
+		struct cache_entry *e = *pe;
+		if (e->ops != h->ops || e->size != size || !same_alloc_shape(h->ops, e->iface, r->interface))
+			continue;
+		*pe = e->next;
+		memcpy(r->interface, e->iface, h->ops->interface_size);
+		n->cached -= (ssize_t) size;
+		free(e->iface);
+		free(e);
+		return 1;
+	}
+	return 0;
+}
+
+ssize_t mem_cache_flush_locked(unsigned node, ssize_t bytes)
+{
+	struct memory_node *n = &mem_nodes[node];
+	ssize_t freed = 0;
+	while (n->cache && (bytes < 0 || freed < bytes))
+	{
+		struct cache_entry *e = n->cache;
+		n->cache = e->next;
+		n->cached -= (ssize_t) e->size;
+		/* free_data_on_node calls mem_free, which takes the node lock. */
+		os_mutex_unlock(&n->lock);
+		e->ops->free_data_on_node(e->iface, node);
+		os_mutex_lock(&n->lock);
+		freed += (ssize_t) e->size;
+		free(e->iface);
+		free(e);
+	}
+	return freed;
+}
+
+void data_free_replicate(starpu_data_handle_t h, unsigned node)
+{
+	struct data_replicate *r = &h->rep[node];
+	if (!r->allocated)
+		return;
+	if (r->allocated_by_runtime)
+	{
+		struct memory_node *n = &mem_nodes[node];
+		struct cache_entry *e = h->ops->dontcache ? NULL : malloc(sizeof(*e));
+		void *copy = e ? malloc(h->ops->interface_size) : NULL;
+		os_mutex_lock(&n->lock);
+		if (r->in_lru)
+			lru_unlink(n, r);
+		if (e && copy)
+		{
+			memcpy(copy, r->interface, h->ops->interface_size);
+			e->ops = h->ops;
+			e->size = r->alloc_size;
+			e->iface = copy;
+			e->next = n->cache;
+			n->cache = e;
+			n->cached += (ssize_t) r->alloc_size;
+			if (n->nwaiting)
+				os_cond_broadcast(&n->released);
+			os_mutex_unlock(&n->lock);
+		}
+		else
+		{
+			os_mutex_unlock(&n->lock);
+			free(e);
+			free(copy);
+			if (h->ops->free_data_on_node)
+				h->ops->free_data_on_node(r->interface, node);
+		}
+	}
+	r->allocated = 0;
+	r->allocated_by_runtime = 0;
+	r->state = REP_INVALID;
+	r->alloc_size = 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Eviction. */
+
+/* Where the only valid copy of h goes before its replicate on node is
+ * freed, or -1 if nowhere. */
+static int write_back_target(starpu_data_handle_t h, unsigned node)
+{
+	if (h->home_node >= 0 && (unsigned) h->home_node != node && h->rep[h->home_node].allocated)
+		return h->home_node;
+	if (h->ooc && starpu_disk_swap_node >= 0 && (unsigned) starpu_disk_swap_node != node)
+		return starpu_disk_swap_node;
+	return -1;
+}
+
+static int is_only_valid_copy(starpu_data_handle_t h, unsigned node)
+{
+	if (h->rep[node].state == REP_INVALID)
+		return 0;
+	for (unsigned m = 0; m < mem_nnodes; m++)
+		if (m != node && rep_valid(&h->rep[m]))
+			return 0;
+	return 1;
+}
+
+/* Whether r can be evicted (r's handle locked). */
+static int evictable(struct data_replicate *r)
+{
+	starpu_data_handle_t h = r->handle;
+	if (!r->allocated || !r->allocated_by_runtime || r->refcnt || r->transferring || r->allocating)
+		return 0;
+	if (h->wt_mask & (1u << r->node))
+		return 0;
+	if (h->redux_contrib)
+		return 0;
+	if (is_only_valid_copy(h, r->node) && write_back_target(h, r->node) < 0)
+		return 0;
+	return 1;
+}
+
+/* Picks, removes from the LRU and returns an evictable replicate of node
+ * with its handle locked, or NULL. */
+static struct data_replicate *pick_victim(unsigned node)
+{
+	struct memory_node *n = &mem_nodes[node];
+	struct data_replicate *victim = NULL;
+	os_mutex_lock(&n->lock);
+	for (struct data_replicate *r = n->lru_head; r; r = r->lru_next)
+	{
+		if (os_mutex_trylock(&r->handle->lock))
+			continue;	/* busy: someone else uses it, skip */
+		if (evictable(r))
+		{
+			lru_unlink(n, r);
+			victim = r;
+			break;
+		}
+		os_mutex_unlock(&r->handle->lock);
+	}
+	os_mutex_unlock(&n->lock);
+	return victim;
+}
+
+/* Evicts victim (its handle locked on entry and exit); returns the bytes
+ * freed, 0 if it had to stay. */
+static ssize_t evict(struct data_replicate *victim)
+{
+	starpu_data_handle_t h = victim->handle;
+	unsigned node = victim->node;
+	if (is_only_valid_copy(h, node))
+	{
+		int target = write_back_target(h, node);
+		if (target < 0)
+			return 0;
+		victim->refcnt++;	/* keep it while the lock is dropped */
+		int ret = data_allocate_replicate(h, (unsigned) target);
+		if (ret == 0)
+			ret = data_transfer_locked(h, (unsigned) target);
+		victim->refcnt--;
+		/* The lock was dropped: a task may have started using the
+		 * victim, or written the data elsewhere meanwhile. Free it only
+		 * if it is unused and the data survives somewhere else. */
+		if (ret || victim->refcnt || is_only_valid_copy(h, node))
+		{
+			data_lru_touch(victim);
+			return 0;
+		}
+	}
+	ssize_t size = (ssize_t) victim->alloc_size;
+	if (h->ops->free_data_on_node)
+		h->ops->free_data_on_node(victim->interface, node);
+	victim->allocated = 0;
+	victim->allocated_by_runtime = 0;
+	victim->state = REP_INVALID;
+	victim->alloc_size = 0;
+	return size;
+}
+
+/* Frees at least need bytes on node if it can (no lock held). */
+static ssize_t reclaim(unsigned node, ssize_t need)
+{
+	struct memory_node *n = &mem_nodes[node];
+	os_mutex_lock(&n->lock);
+	ssize_t freed = mem_cache_flush_locked(node, need);
+	os_mutex_unlock(&n->lock);
+	while (freed < need)
+	{
+		struct data_replicate *victim = pick_victim(node);
+		if (!victim)
+			break;
+		starpu_data_handle_t h = victim->handle;
+		freed += evict(victim);
+		os_cond_broadcast(&h->busy_cond);
+		os_mutex_unlock(&h->lock);
+	}
+	return freed;
+}
+
+int data_allocate_replicate(starpu_data_handle_t h, unsigned node)
+{
+	struct data_replicate *r = &h->rep[node];
+	while (r->allocating)
+		os_cond_wait(&h->busy_cond, &h->lock);
+	if (r->allocated)
+		return 0;
+	size_t size = alloc_size_of(h);
+	struct memory_node *n = &mem_nodes[node];
+	if (n->total >= 0 && (ssize_t) size > n->total)
+	{
+		rt_error("data %p (%zu bytes) can never fit in memory node %u (%s), whose limit is %zd bytes (-ENOMEM)",
+			 (void *) h, size, node, n->name, n->total);
+		return -ENOMEM;
+	}
+	if (!h->ops->allocate_data_on_node)
+	{
+		rt_error("data %p: its interface '%s' cannot allocate memory on node %u (-ENODEV)",
+			 (void *) h, h->ops->name ? h->ops->name : "?", node);
+		return -ENODEV;
+	}
+
+	os_mutex_lock(&n->lock);
+	int cached = cache_take_locked(n, h, r, size);
+	os_mutex_unlock(&n->lock);
+	starpu_ssize_t got = cached ? (starpu_ssize_t) size : h->ops->allocate_data_on_node(r->interface, node);
+	if (got < 0)
+	{
+		/* Make room without holding our lock: eviction tries other
+		 * handles' locks, and may write data back to another node. */
+		r->allocating = 1;
+		os_mutex_unlock(&h->lock);
+		reclaim(node, (ssize_t) size);
+		os_mutex_lock(&h->lock);
+		r->allocating = 0;
+		os_cond_broadcast(&h->busy_cond);
+		got = h->ops->allocate_data_on_node(r->interface, node);
+		if (got < 0)
+			return -EAGAIN;
+	}
+	r->allocated = 1;
+	r->allocated_by_runtime = 1;
+	r->state = REP_INVALID;
+	r->alloc_size = got > 0 ? (size_t) got : size;
+	data_lru_touch(r);
+	return 0;
+}
+
+void data_wait_memory(unsigned node)
+{
+	struct memory_node *n = &mem_nodes[node];
+	os_mutex_lock(&n->lock);
+	n->nwaiting++;
+	/* Bounded: a release may come from a path that does not signal
+	 * (another node's eviction making a write-back possible). */
+	os_cond_timedwait(&n->released, &n->lock, os_now_us() + 10000);
+	n->nwaiting--;
+	os_mutex_unlock(&n->lock);
+}
+
+void data_memory_released(unsigned node)
+{
+	struct memory_node *n = &mem_nodes[node];
+	if (!__atomic_load_n(&n->nwaiting, __ATOMIC_RELAXED))
+		return;
+	os_mutex_lock(&n->lock);
+	if (n->nwaiting)
+		os_cond_broadcast(&n->released);
+	os_mutex_unlock(&n->lock);
+}
+
+void starpu_memchunk_tidy(unsigned memory_node)
+{
+	if (memory_node >= mem_nnodes)
+		return;
+	struct memory_node *n = &mem_nodes[memory_node];
+	os_mutex_lock(&n->lock);
+	mem_cache_flush_locked(memory_node, -1);
+	os_mutex_unlock(&n->lock);
+}

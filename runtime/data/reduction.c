@@ -1,0 +1,185 @@
+/* reduction.c — STARPU_REDUX accesses.
+ *
+ * Tasks accessing a handle in REDUX mode do not touch the data itself: each
+ * worker gets its own contribution buffer, initialised with the handle's
+ * init_cl the first time the worker contributes, and the tasks of a worker
+ * accumulate into it (one at a time per worker, so several workers
+ * contribute in parallel). The contributions are folded into the data with
+ * redux_cl lazily, by a reduction job that the first non-REDUX access
+ * after the contributions brings in (implicit.c): it depends on every
+ * contributing task and the access depends on it.
+ *
+ * The kernels of init_cl and redux_cl run directly on the worker (their CPU
+ * implementation: contributions live in the CPU workers' memory).
+ */
+#include "data/data.h"
+#include "data/memory.h"
+#include "core/job.h"
+#include "core/rt.h"
+#include "core/workers.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static starpu_cpu_func_t cpu_impl(struct starpu_codelet *cl)
+{
+	if (!cl)
+		return NULL;
+	task_codelet_check(cl);
+	for (unsigned i = 0; i < STARPU_MAXIMPLEMENTATIONS; i++)
+		if (cl->cpu_funcs[i])
+			return cl->cpu_funcs[i];
+	return NULL;
+}
+
+int data_redux_check(starpu_data_handle_t h, const char *fn)
+{
+	if (!h->redux_cl || !h->init_cl)
+	{
+		rt_error("%s: handle %p is accessed in STARPU_REDUX mode but starpu_data_set_reduction_methods was not called for it (-EINVAL)",
+			 fn, (void *) h);
+		return -EINVAL;
+	}
+	if (!cpu_impl(h->redux_cl) || !cpu_impl(h->init_cl))
+	{
+		rt_error("%s: the reduction methods of handle %p need a CPU implementation (-ENODEV)", fn, (void *) h);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+void *data_redux_contribution(starpu_data_handle_t h, int workerid, unsigned node)
+{
+	os_mutex_lock(&h->lock);
+	if (!h->redux_contrib)
+	{
+		h->redux_contrib = calloc(STARPU_NMAXWORKERS, sizeof(void *));
+		h->redux_node = calloc(STARPU_NMAXWORKERS, sizeof(unsigned));
+		if (!h->redux_contrib || !h->redux_node)
+		{
+			free(h->redux_contrib);
+			free(h->redux_node);
+			h->redux_contrib = NULL;
+			h->redux_node = NULL;
+			os_mutex_unlock(&h->lock);
+			return NULL;
+		}
+	}
+	void *iface = h->redux_contrib[workerid];
+	if (!iface)
+	{
+		/* A buffer of the data's shape, initialised by init_cl. */
+		iface = malloc(h->ops->interface_size);
+		if (!iface)
+		{
+			os_mutex_unlock(&h->lock);
+			return NULL;
+		}
+		memcpy(iface, h->rep[node].interface, h->ops->interface_size);
+		if (h->ops->allocate_data_on_node(iface, node) < 0)
+		{
+			free(iface);
+			os_mutex_unlock(&h->lock);
+			rt_error("cannot allocate the reduction contribution of worker %d for handle %p", workerid, (void *) h);
+			return NULL;
+		}
+		h->redux_contrib[workerid] = iface;
+		h->redux_node[workerid] = node;
+		os_mutex_unlock(&h->lock);
+		void *buffers[1] = { iface };
+		cpu_impl(h->init_cl)(buffers, NULL);
+		return iface;
+	}
+	os_mutex_unlock(&h->lock);
+	return iface;
+}
+
+/* The reduction job's kernel: fold every contribution into the data. The
+ * worker runs it with the data valid in RAM (buffers[0]). */
+static void fold_cpu(void *buffers[], void *cl_arg)
+{
+	starpu_data_handle_t h = cl_arg;
+	starpu_cpu_func_t redux = cpu_impl(h->redux_cl);
+	os_mutex_lock(&h->lock);
+	void **contrib = h->redux_contrib;
+	unsigned *nodes = h->redux_node;
+	h->redux_contrib = NULL;
+	h->redux_node = NULL;
+	os_mutex_unlock(&h->lock);
+	if (!contrib)
+		return;
+	for (unsigned w = 0; w < STARPU_NMAXWORKERS; w++)
+	{
+		if (!contrib[w])
+			continue;
+		void *pair[2] = { buffers[0], contrib[w] };
+		redux(pair, NULL);
+		h->ops->free_data_on_node(contrib[w], nodes[w]);
+		free(contrib[w]);
+	}
+	free(contrib);
+	free(nodes);
+}
+
+static struct starpu_codelet fold_cl = {
+	.where = STARPU_CPU,
+	.cpu_funcs = { fold_cpu },
+	.nbuffers = 1,
+	.modes = { STARPU_RW },
+	.name = "redux_fold",
+};
+
+struct job *data_redux_job_locked(starpu_data_handle_t h)
+{
+	struct starpu_task *t = job_alloc_task();
+	if (!t)
+	{
+		rt_error("out of memory creating the reduction of handle %p", (void *) h);
+		abort();
+	}
+	t->cl = &fold_cl;
+	t->cl_arg = h;
+	t->handles[0] = h;
+	t->detach = 1;
+	t->destroy = 1;
+	t->name = "redux_fold";
+	task_codelet_check(&fold_cl);
+	struct job *job = job_get(t);
+	job_reset(job);
+	job->id = atomic_fetch_add_explicit(&rt.next_job_id, 1, memory_order_relaxed) + 1;
+	job->sched_ctx = 0;
+	t->sched_ctx = 0;
+	job->nbuffers = 1;
+	struct job_buffer *b = &job->buffers[0];
+	b->handle = h;
+	b->mode = STARPU_RW;
+	b->index = 0;
+	b->job = job;
+	b->rd_prev = b->rd_next = NULL;
+	b->in_readers = 0;
+	b->seq_consistent = 1;
+	b->granted = 0;
+	b->flags = 0;
+	b->wait_next = NULL;
+	job->counted = 1;
+	atomic_fetch_add_explicit(&rt.nsubmitted, 1, memory_order_relaxed);
+	h->nrefs++;
+	return job;
+}
+
+void data_redux_free(starpu_data_handle_t h)
+{
+	if (!h->redux_contrib)
+		return;
+	for (unsigned w = 0; w < STARPU_NMAXWORKERS; w++)
+		if (h->redux_contrib[w])
+		{
+			h->ops->free_data_on_node(h->redux_contrib[w], h->redux_node[w]);
+			free(h->redux_contrib[w]);
+		}
+	free(h->redux_contrib);
+	free(h->redux_node);
+	h->redux_contrib = NULL;
+	h->redux_node = NULL;
+}
