@@ -47,6 +47,27 @@ static void *unistd_plug(void *parameter, ssize_t size)
 		errno = EACCES;
 		return NULL;
 	}
+	/* Permission bits do not tell everything (root, read-only or special
+	 * file systems): create and remove a file to be sure. */
+	size_t plen = strlen(dir) + 32;
+	char *probe = malloc(plen);
+	if (!probe)
+	{
+		errno = ENOMEM;
+		return NULL;
+	}
+	snprintf(probe, plen, "%s/vela-probe-XXXXXX", dir);
+	int fd = mkstemp(probe);
+	if (fd < 0)
+	{
+		int err = errno == ENOENT || errno == EROFS || errno == EPERM ? EACCES : errno;
+		free(probe);
+		errno = err;
+		return NULL;
+	}
+	close(fd);
+	unlink(probe);
+	free(probe);
 	struct unistd_base *b = malloc(sizeof(*b));
 	if (!b || !(b->dir = strdup(dir)))
 	{

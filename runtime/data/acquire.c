@@ -21,6 +21,7 @@ struct acquire_sync
 	os_mutex_t mutex;
 	os_cond_t cond;
 	int done;
+	int result;		/* 0, or why the data could not be made available */
 };
 
 /* An acquisition: a job plus what the application asked for. */
@@ -107,8 +108,10 @@ static struct job *acquire_job_new(starpu_data_handle_t h, int node, enum starpu
 }
 
 /* The data is ours: make it valid (and pinned) where asked, then record the
- * acquisition on the handle so that starpu_data_release() finds it. */
-static void acquired(struct job *job)
+ * acquisition on the handle so that starpu_data_release() finds it. On
+ * failure (the data cannot fit the node) the acquisition ends here and the
+ * error is returned: the job is gone. */
+static int acquired(struct job *job)
 {
 	struct acquire *a = acq_of(job);
 	starpu_data_handle_t h = job->buffers[0].handle;
@@ -120,20 +123,23 @@ static void acquired(struct job *job)
 		if (ret)
 		{
 			rt_error("starpu_data_acquire: handle %p could not be made available on node %d (%d)", (void *) h, a->node, ret);
-			a->node = STARPU_ACQUIRE_NO_NODE;	/* nothing pinned */
+			job_term_release(job);
+			return ret;
 		}
 	}
 	os_mutex_lock(&h->lock);
 	a->next = h->acquisitions ? acq_of(h->acquisitions) : NULL;
 	h->acquisitions = job;
 	os_mutex_unlock(&h->lock);
+	return 0;
 }
 
 static void granted_sync(struct job *job)
 {
-	acquired(job);
 	struct acquire_sync *s = acq_of(job)->sync;
+	int ret = acquired(job);
 	os_mutex_lock(&s->mutex);
+	s->result = ret;
 	s->done = 1;
 	os_cond_signal(&s->cond);
 	os_mutex_unlock(&s->mutex);
@@ -141,11 +147,15 @@ static void granted_sync(struct job *job)
 
 static void granted_cb(struct job *job)
 {
-	acquired(job);
+	void (*cb)(void *) = acq_of(job)->user_cb;
+	void *arg = acq_of(job)->user_arg;
+	/* Without the data the callback cannot run: the error says why. */
+	if (acquired(job))
+		return;
 	struct rt_thread *t = rt_thread();
 	int was = t->in_callback;
 	t->in_callback = 1;
-	acq_of(job)->user_cb(acq_of(job)->user_arg);
+	cb(arg);
 	t->in_callback = was;
 }
 
@@ -174,7 +184,7 @@ int starpu_data_acquire_on_node(starpu_data_handle_t handle, int node, enum star
 	os_mutex_unlock(&s.mutex);
 	os_cond_destroy(&s.cond);
 	os_mutex_destroy(&s.mutex);
-	return 0;
+	return s.result;
 }
 
 int starpu_data_acquire(starpu_data_handle_t handle, enum starpu_data_access_mode mode)
@@ -242,8 +252,7 @@ int starpu_data_acquire_on_node_try(starpu_data_handle_t handle, int node, enum 
 	/* Granted without waiting: the job is ready and holds the data. */
 	atomic_store(&job->ndeps, 0);
 	job->nacquired = 1;
-	acquired(job);
-	return 0;
+	return acquired(job);
 }
 
 int starpu_data_acquire_try(starpu_data_handle_t handle, enum starpu_data_access_mode mode)

@@ -271,6 +271,9 @@ int data_filter_validate(struct starpu_data_filter *f, void *father_interface, u
 #define DATA_MODE_NOFETCH (1 << 14)
 
 /* ---- handle.c */
+/* starpu_data_ptr_register: the application set a buffer of its own in the
+ * interface of node. 0, or a negative errno (message printed). */
+int data_ptr_register(starpu_data_handle_t handle, unsigned node, const char *fn);
 void data_register_common(starpu_data_handle_t *handleptr, int home_node, void *data_interface, struct starpu_data_interface_ops *ops);
 /* A handle sharing h's replicate shapes (children, contributions). */
 starpu_data_handle_t data_handle_new(struct starpu_data_interface_ops *ops, int home_node);

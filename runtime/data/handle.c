@@ -225,26 +225,36 @@ void starpu_data_register_same(starpu_data_handle_t *handledst, starpu_data_hand
 	data_register_common(handledst, -1, handlesrc->rep[template_node].interface, handlesrc->ops);
 }
 
-void starpu_data_ptr_register(starpu_data_handle_t handle, unsigned node)
+int data_ptr_register(starpu_data_handle_t handle, unsigned node, const char *fn)
 {
 	if (!data_handle_valid(handle) || node >= mem_nnodes)
 	{
-		rt_error("starpu_data_ptr_register: invalid handle or node %u", node);
-		return;
+		rt_error("%s: invalid handle %p or node %u (-EINVAL)", fn, (void *) handle, node);
+		return -EINVAL;
 	}
 	os_mutex_lock(&handle->lock);
 	struct data_replicate *r = &handle->rep[node];
+	int ret = 0;
 	if (r->allocated)
-		rt_error("starpu_data_ptr_register: handle %p already has a buffer on node %u", (void *) handle, node);
+	{
+		rt_error("%s: handle %p already has a buffer on node %u (-EEXIST)", fn, (void *) handle, node);
+		ret = -EEXIST;
+	}
 	else
 	{
-		/* The application set the buffer in the interface: it is ours
-		 * to use, not to free. */
+		/* The application gives the buffer: it is ours to use, not to
+		 * free or evict. Its content is not the data's (yet). */
 		r->allocated = 1;
 		r->allocated_by_runtime = 0;
 		r->state = REP_INVALID;
 	}
 	os_mutex_unlock(&handle->lock);
+	return ret;
+}
+
+void starpu_data_ptr_register(starpu_data_handle_t handle, unsigned node)
+{
+	data_ptr_register(handle, node, "starpu_data_ptr_register");
 }
 
 /* ------------------------------------------------------------------ */
@@ -497,14 +507,37 @@ int starpu_data_request_allocation(starpu_data_handle_t handle, unsigned node)
 	return ret;
 }
 
-/* Fetching is an acquisition in R mode that ends at once. */
-static void release_after_fetch(void *arg)
+/* Fetching is an acquisition in R mode (after the tasks submitted before,
+ * holding no node) during which the data is made valid on the node. */
+static void fetch_now(starpu_data_handle_t h, unsigned node)
 {
-	void **a = arg;
-	starpu_data_handle_t h = a[0];
-	unsigned node = (unsigned) (uintptr_t) a[1];
+	int ret;
+	os_mutex_lock(&h->lock);
+	while ((ret = data_make_valid_locked_nopin(h, node)) == -EAGAIN)
+	{
+		os_mutex_unlock(&h->lock);
+		data_wait_memory(node);
+		os_mutex_lock(&h->lock);
+	}
+	if (!ret)
+		data_lru_touch(&h->rep[node]);
+	os_mutex_unlock(&h->lock);
+	if (ret)
+		rt_error("starpu_data_fetch_on_node: handle %p could not be brought to node %u (%d)", (void *) h, node, ret);
+}
+
+struct fetch_arg
+{
+	starpu_data_handle_t h;
+	unsigned node;
+};
+
+static void fetch_when_acquired(void *arg)
+{
+	struct fetch_arg *a = arg;
+	fetch_now(a->h, a->node);
+	starpu_data_release_on_node(a->h, STARPU_ACQUIRE_NO_NODE);
 	free(a);
-	starpu_data_release_on_node(h, (int) node);
 }
 
 static int fetch(starpu_data_handle_t h, unsigned node, unsigned async, const char *fn)
@@ -512,23 +545,23 @@ static int fetch(starpu_data_handle_t h, unsigned node, unsigned async, const ch
 	int ret = check_node(h, (int) node, fn);
 	if (ret)
 		return ret;
-	if (mem_nodes[node].kind != STARPU_CPU_RAM)
-		return data_prefetch(h, node, 0);
 	if (!async)
 	{
 		if (rt_may_not_block(fn))
 			return -EDEADLK;
-		ret = starpu_data_acquire_on_node(h, (int) node, STARPU_R);
-		if (ret == 0)
-			starpu_data_release_on_node(h, (int) node);
-		return ret;
+		ret = starpu_data_acquire_on_node(h, STARPU_ACQUIRE_NO_NODE, STARPU_R);
+		if (ret)
+			return ret;
+		fetch_now(h, node);
+		starpu_data_release_on_node(h, STARPU_ACQUIRE_NO_NODE);
+		return 0;
 	}
-	void **arg = malloc(2 * sizeof(void *));
+	struct fetch_arg *arg = malloc(sizeof(*arg));
 	if (!arg)
 		return -ENOMEM;
-	arg[0] = h;
-	arg[1] = (void *) (uintptr_t) node;
-	ret = starpu_data_acquire_on_node_cb(h, (int) node, STARPU_R, release_after_fetch, arg);
+	arg->h = h;
+	arg->node = node;
+	ret = starpu_data_acquire_on_node_cb(h, STARPU_ACQUIRE_NO_NODE, STARPU_R, fetch_when_acquired, arg);
 	if (ret)
 		free(arg);
 	return ret;

@@ -212,7 +212,7 @@ void starpu_block_data_register(starpu_data_handle_t *handle, int home_node, uin
 void starpu_block_ptr_register(starpu_data_handle_t handle, unsigned node, uintptr_t ptr, uintptr_t dev_handle, size_t offset, uint32_t ldy, uint32_t ldz)
 {
 	struct starpu_block_interface *b = starpu_data_get_interface_on_node(handle, node);
-	if (!b)
+	if (data_ptr_register(handle, node, "starpu_block_ptr_register"))
 		return;
 	b->ptr = ptr;
 	b->dev_handle = dev_handle;

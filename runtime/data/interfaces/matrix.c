@@ -217,7 +217,7 @@ void starpu_matrix_data_register(starpu_data_handle_t *handle, int home_node, ui
 void starpu_matrix_ptr_register(starpu_data_handle_t handle, unsigned node, uintptr_t ptr, uintptr_t dev_handle, size_t offset, uint32_t ld)
 {
 	struct starpu_matrix_interface *m = starpu_data_get_interface_on_node(handle, node);
-	if (!m)
+	if (data_ptr_register(handle, node, "starpu_matrix_ptr_register"))
 		return;
 	m->ptr = ptr;
 	m->dev_handle = dev_handle;

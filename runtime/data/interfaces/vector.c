@@ -187,7 +187,7 @@ void starpu_vector_data_register(starpu_data_handle_t *handle, int home_node, ui
 void starpu_vector_ptr_register(starpu_data_handle_t handle, unsigned node, uintptr_t ptr, uintptr_t dev_handle, size_t offset)
 {
 	struct starpu_vector_interface *v = starpu_data_get_interface_on_node(handle, node);
-	if (!v)
+	if (data_ptr_register(handle, node, "starpu_vector_ptr_register"))
 		return;
 	v->ptr = ptr;
 	v->dev_handle = dev_handle;
