@@ -63,9 +63,11 @@ static struct starpu_task *worker_idle(struct worker *w)
 	atomic_thread_fence(memory_order_seq_cst);
 
 	struct starpu_task *task = pop(w);
+	/* Data requests count as work too (a prefetch wakes us like a task). */
+	int progressed = !task && data_progress_for_worker(w->memory_node, 1);
 
 	os_mutex_lock(&w->sched_mutex);
-	if (!task && !w->state_keep_awake && !should_stop(w))
+	if (!task && !progressed && !w->state_keep_awake && !should_stop(w))
 	{
 		atomic_store_explicit(&w->status, WS_SLEEPING, memory_order_release);
 		while (atomic_load_explicit(&w->status, memory_order_relaxed) == WS_SLEEPING && !should_stop(w))
@@ -159,6 +161,8 @@ static struct starpu_task *poll_for_task(struct worker *w, int *from_poll)
 			os_yield();
 		if ((task = pop(w)))
 			break;
+		if (data_progress_for_worker(w->memory_node, 1))
+			deadline = os_now_us() + POLL_US;
 		if (os_now_us() > deadline)
 			break;
 	}

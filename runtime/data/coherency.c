@@ -230,11 +230,22 @@ static int coherent_buffer(const struct job_buffer *b)
 	return !(b->mode & (STARPU_SCRATCH | STARPU_REDUX)) && !(b->flags & JOB_BUFFER_NOFETCH);
 }
 
+/* Lets go of what buffers[0..n) hold (pins, scratch space), so that other
+ * tasks can use the memory while this one waits or gives up. */
 static void unpin_first(struct job *job, unsigned n, unsigned node)
 {
 	for (unsigned i = 0; i < n; i++)
-		if (coherent_buffer(&job->buffers[i]))
-			data_unpin(job->buffers[i].handle, node);
+	{
+		struct job_buffer *b = &job->buffers[i];
+		if (coherent_buffer(b))
+			data_unpin(b->handle, node);
+		else if ((b->mode & STARPU_SCRATCH) && job->scratch && job->scratch[i])
+		{
+			data_free_private(b->handle, job->scratch[i], node);
+			free(job->scratch[i]);
+			job->scratch[i] = NULL;
+		}
+	}
 }
 
 int data_fetch_for_job(struct job *job, unsigned node)
@@ -249,34 +260,40 @@ restart:
 	{
 		struct job_buffer *b = &job->buffers[i];
 		starpu_data_handle_t h = b->handle;
-		if (b->mode & STARPU_SCRATCH)
+		if (b->mode & (STARPU_SCRATCH | STARPU_REDUX))
 		{
-			/* A private buffer of the handle's shape, freed after the task. */
 			if (!job->scratch && !(job->scratch = calloc(job->nbuffers, sizeof(void *))))
 				return -ENOMEM;
 			if (job->scratch[i])
 				continue;
-			void *iface = malloc(h->ops->interface_size);
-			if (!iface)
-				return -ENOMEM;
-			memcpy(iface, h->rep[node].interface, h->ops->interface_size);
-			if (!h->ops->allocate_data_on_node || h->ops->allocate_data_on_node(iface, node) < 0)
+			int ret;
+			void *iface = NULL;
+			if (b->mode & STARPU_REDUX)
+				ret = data_redux_contribution(h, w ? w->id : 0, node, &iface);
+			else if (!(iface = malloc(h->ops->interface_size)))
+				ret = -ENOMEM;
+			else
 			{
-				free(iface);
-				rt_error("task '%s': cannot allocate the scratch buffer of handle %p", starpu_task_get_name(task), (void *) h);
-				return -ENOMEM;
+				/* A private buffer of the handle's shape, freed
+				 * after the task. */
+				memcpy(iface, h->rep[node].interface, h->ops->interface_size);
+				if ((ret = data_allocate_private(h, iface, node)))
+					free(iface);
+			}
+			if (ret == -EAGAIN)
+			{
+				unpin_first(job, i, node);
+				data_wait_memory(node);
+				goto restart;
+			}
+			if (ret)
+			{
+				unpin_first(job, i, node);
+				rt_error("task '%s': cannot allocate the %s buffer of handle %p (%d)", starpu_task_get_name(task),
+					 b->mode & STARPU_REDUX ? "reduction" : "scratch", (void *) h, ret);
+				return ret;
 			}
 			job->scratch[i] = iface;
-			continue;
-		}
-		if (b->mode & STARPU_REDUX)
-		{
-			if (!job->scratch && !(job->scratch = calloc(job->nbuffers, sizeof(void *))))
-				return -ENOMEM;
-			void *contrib = data_redux_contribution(h, w ? w->id : 0, node);
-			if (!contrib)
-				return -ENOMEM;
-			job->scratch[i] = contrib;
 			continue;
 		}
 		if (b->flags & JOB_BUFFER_NOFETCH)
@@ -325,8 +342,7 @@ void data_job_done_on_node(struct job *job, unsigned node)
 		{
 			if (job->scratch && job->scratch[i])
 			{
-				if (h->ops->free_data_on_node)
-					h->ops->free_data_on_node(job->scratch[i], node);
+				data_free_private(h, job->scratch[i], node);
 				free(job->scratch[i]);
 				job->scratch[i] = NULL;
 			}

@@ -203,6 +203,12 @@ int data_transfer_locked(starpu_data_handle_t h, unsigned dst);
  * evicting). -ENOMEM if it can never fit, -EAGAIN if it cannot fit now
  * because the node is full of pinned data. */
 int data_allocate_replicate(starpu_data_handle_t h, unsigned node);
+/* Allocates a buffer of h's shape described by iface (a copy of one of
+ * h's interfaces), outside the replicates: scratch buffers, reduction
+ * contributions. Evicts if needed; -ENOMEM if it can never fit, -EAGAIN if
+ * not now. Called without h->lock. */
+int data_allocate_private(starpu_data_handle_t h, void *iface, unsigned node);
+void data_free_private(starpu_data_handle_t h, void *iface, unsigned node);
 /* Frees a runtime-allocated replicate into the node's cache. h->lock held. */
 void data_free_replicate(starpu_data_handle_t h, unsigned node);
 /* LRU bookkeeping (h->lock held). */
@@ -225,8 +231,9 @@ void data_requests_fini(void);
 /* ---- reduction.c */
 int data_redux_check(starpu_data_handle_t h, const char *fn);
 /* The contribution of the calling worker (created and initialised if
- * needed); its interface is given to the REDUX task. */
-void *data_redux_contribution(starpu_data_handle_t h, int workerid, unsigned node);
+ * needed) in *iface, given to the REDUX task. 0, or -ENOMEM / -EAGAIN as
+ * data_allocate_private. */
+int data_redux_contribution(starpu_data_handle_t h, int workerid, unsigned node, void **iface);
 /* Builds the job that folds the contributions into the data, as the last
  * writer of h (h->lock held); the caller releases its guard after
  * unlocking. */
@@ -279,6 +286,7 @@ void data_register_common(starpu_data_handle_t *handleptr, int home_node, void *
 starpu_data_handle_t data_handle_new(struct starpu_data_interface_ops *ops, int home_node);
 void data_handle_free(starpu_data_handle_t h);
 void data_handle_free_deferred(starpu_data_handle_t h);
+/* At shutdown: the lookup table, and the handles kept to detect reuse. */
 void data_lookup_fini(void);
 
 /* ---- acquire.c */

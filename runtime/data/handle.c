@@ -27,6 +27,8 @@ static struct lookup_entry
 } **lookup_table;
 static unsigned lookup_size, lookup_count;
 
+static void quarantine_flush(void);
+
 static unsigned lookup_hash(const void *p, unsigned size)
 {
 	return (unsigned) ((((uintptr_t) p) * 0x9e3779b97f4a7c15ULL) >> 40) & (size - 1);
@@ -122,6 +124,7 @@ void data_lookup_fini(void)
 	lookup_table = NULL;
 	lookup_size = lookup_count = 0;
 	os_mutex_unlock(&lookup_lock);
+	quarantine_flush();
 }
 
 /* ------------------------------------------------------------------ */
@@ -260,6 +263,35 @@ void starpu_data_ptr_register(starpu_data_handle_t handle, unsigned node)
 /* ------------------------------------------------------------------ */
 /* Unregistration. */
 
+/* Freed handles stay allocated, marked unregistered, for a while: using a
+ * handle after unregistering it (twice, in a task) is then reported instead
+ * of reading freed memory. */
+#define QUARANTINE 512
+static os_mutex_t quarantine_lock = OS_MUTEX_INITIALIZER;
+static struct starpu_data_state *quarantine[QUARANTINE];
+static unsigned quarantine_next;
+
+static void quarantine_put(starpu_data_handle_t h)
+{
+	os_mutex_lock(&quarantine_lock);
+	struct starpu_data_state *old = quarantine[quarantine_next];
+	quarantine[quarantine_next] = h;
+	quarantine_next = (quarantine_next + 1) % QUARANTINE;
+	os_mutex_unlock(&quarantine_lock);
+	free(old);
+}
+
+static void quarantine_flush(void)
+{
+	os_mutex_lock(&quarantine_lock);
+	for (unsigned i = 0; i < QUARANTINE; i++)
+	{
+		free(quarantine[i]);
+		quarantine[i] = NULL;
+	}
+	os_mutex_unlock(&quarantine_lock);
+}
+
 void data_handle_free(starpu_data_handle_t h)
 {
 	if (h->parent)
@@ -277,16 +309,19 @@ void data_handle_free(starpu_data_handle_t h)
 			data_lru_remove(r);
 	}
 	os_mutex_unlock(&h->lock);
-	for (unsigned node = 0; node < STARPU_MAXNODES; node++)
-		free(h->rep[node].interface);
 	if (h->ops->unregister_data_handle)
 		h->ops->unregister_data_handle(h);
 	h->magic = 0;
+	for (unsigned node = 0; node < STARPU_MAXNODES; node++)
+	{
+		free(h->rep[node].interface);
+		h->rep[node].interface = NULL;
+	}
 	free(h->name);
 	free(h->children);
 	os_cond_destroy(&h->busy_cond);
 	os_mutex_destroy(&h->lock);
-	free(h);
+	quarantine_put(h);
 }
 
 void data_handle_free_deferred(starpu_data_handle_t h)
@@ -309,6 +344,14 @@ static int unregister_checks(starpu_data_handle_t h, const char *fn)
 	if (h->partitioned || h->active_plan)
 	{
 		rt_error("%s: handle %p is partitioned; unpartition it first (-EBUSY)", fn, (void *) h);
+		return -EBUSY;
+	}
+	os_mutex_lock(&h->lock);
+	int acquired = h->acquisitions != NULL;
+	os_mutex_unlock(&h->lock);
+	if (acquired)
+	{
+		rt_error("%s: handle %p is still acquired by the application; release it first (-EBUSY)", fn, (void *) h);
 		return -EBUSY;
 	}
 	if (h->parent && !h->cleaning)
@@ -763,7 +806,7 @@ void *starpu_data_get_user_data(starpu_data_handle_t handle)
 
 void *starpu_data_get_interface_on_node(starpu_data_handle_t handle, unsigned memory_node)
 {
-	if (!handle || memory_node >= STARPU_MAXNODES)
+	if (!data_handle_valid(handle) || memory_node >= STARPU_MAXNODES)
 		return NULL;
 	return handle->rep[memory_node].interface;
 }

@@ -357,6 +357,29 @@ int data_allocate_replicate(starpu_data_handle_t h, unsigned node)
 	return 0;
 }
 
+int data_allocate_private(starpu_data_handle_t h, void *iface, unsigned node)
+{
+	size_t size = alloc_size_of(h);
+	struct memory_node *n = &mem_nodes[node];
+	if (n->total >= 0 && (ssize_t) size > n->total)
+	{
+		rt_error("data %p (%zu bytes) can never fit in memory node %u (%s), whose limit is %zd bytes (-ENOMEM)",
+			 (void *) h, size, node, n->name, n->total);
+		return -ENOMEM;
+	}
+	if (h->ops->allocate_data_on_node(iface, node) >= 0)
+		return 0;
+	reclaim(node, (ssize_t) size);
+	return h->ops->allocate_data_on_node(iface, node) >= 0 ? 0 : -EAGAIN;
+}
+
+void data_free_private(starpu_data_handle_t h, void *iface, unsigned node)
+{
+	if (h->ops->free_data_on_node)
+		h->ops->free_data_on_node(iface, node);
+	data_memory_released(node);
+}
+
 void data_wait_memory(unsigned node)
 {
 	struct memory_node *n = &mem_nodes[node];

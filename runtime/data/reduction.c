@@ -49,7 +49,7 @@ int data_redux_check(starpu_data_handle_t h, const char *fn)
 	return 0;
 }
 
-void *data_redux_contribution(starpu_data_handle_t h, int workerid, unsigned node)
+int data_redux_contribution(starpu_data_handle_t h, int workerid, unsigned node, void **ifacep)
 {
 	os_mutex_lock(&h->lock);
 	if (!h->redux_contrib)
@@ -63,36 +63,38 @@ void *data_redux_contribution(starpu_data_handle_t h, int workerid, unsigned nod
 			h->redux_contrib = NULL;
 			h->redux_node = NULL;
 			os_mutex_unlock(&h->lock);
-			return NULL;
+			return -ENOMEM;
 		}
 	}
 	void *iface = h->redux_contrib[workerid];
-	if (!iface)
-	{
-		/* A buffer of the data's shape, initialised by init_cl. */
-		iface = malloc(h->ops->interface_size);
-		if (!iface)
-		{
-			os_mutex_unlock(&h->lock);
-			return NULL;
-		}
-		memcpy(iface, h->rep[node].interface, h->ops->interface_size);
-		if (h->ops->allocate_data_on_node(iface, node) < 0)
-		{
-			free(iface);
-			os_mutex_unlock(&h->lock);
-			rt_error("cannot allocate the reduction contribution of worker %d for handle %p", workerid, (void *) h);
-			return NULL;
-		}
-		h->redux_contrib[workerid] = iface;
-		h->redux_node[workerid] = node;
-		os_mutex_unlock(&h->lock);
-		void *buffers[1] = { iface };
-		cpu_impl(h->init_cl)(buffers, NULL);
-		return iface;
-	}
 	os_mutex_unlock(&h->lock);
-	return iface;
+	if (iface)
+	{
+		*ifacep = iface;
+		return 0;
+	}
+	/* A buffer of the data's shape, initialised by init_cl. Only this
+	 * worker creates its own contribution: no race on the slot. */
+	iface = malloc(h->ops->interface_size);
+	if (!iface)
+		return -ENOMEM;
+	memcpy(iface, h->rep[node].interface, h->ops->interface_size);
+	int ret = data_allocate_private(h, iface, node);
+	if (ret)
+	{
+		free(iface);
+		if (ret != -EAGAIN)
+			rt_error("cannot allocate the reduction contribution of worker %d for handle %p (%d)", workerid, (void *) h, ret);
+		return ret;
+	}
+	void *buffers[1] = { iface };
+	cpu_impl(h->init_cl)(buffers, NULL);
+	os_mutex_lock(&h->lock);
+	h->redux_contrib[workerid] = iface;
+	h->redux_node[workerid] = node;
+	os_mutex_unlock(&h->lock);
+	*ifacep = iface;
+	return 0;
 }
 
 /* The reduction job's kernel: fold every contribution into the data. The
@@ -115,7 +117,7 @@ static void fold_cpu(void *buffers[], void *cl_arg)
 			continue;
 		void *pair[2] = { buffers[0], contrib[w] };
 		redux(pair, NULL);
-		h->ops->free_data_on_node(contrib[w], nodes[w]);
+		data_free_private(h, contrib[w], nodes[w]);
 		free(contrib[w]);
 	}
 	free(contrib);
@@ -175,7 +177,7 @@ void data_redux_free(starpu_data_handle_t h)
 	for (unsigned w = 0; w < STARPU_NMAXWORKERS; w++)
 		if (h->redux_contrib[w])
 		{
-			h->ops->free_data_on_node(h->redux_contrib[w], h->redux_node[w]);
+			data_free_private(h, h->redux_contrib[w], h->redux_node[w]);
 			free(h->redux_contrib[w]);
 		}
 	free(h->redux_contrib);

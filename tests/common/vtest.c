@@ -38,7 +38,8 @@ static void write_record(const char *argv0)
 
 int vtest_run(int argc, char **argv, const struct vtest_suite *suites)
 {
-	(void) argc;
+	/* An argument selects the cases whose name contains it. */
+	const char *only = argc > 1 ? argv[1] : NULL;
 	if (CU_initialize_registry() != CUE_SUCCESS)
 	{
 		fprintf(stderr, "vtest: CU_initialize_registry failed: %s\n", CU_get_error_msg());
@@ -56,6 +57,8 @@ int vtest_run(int argc, char **argv, const struct vtest_suite *suites)
 		}
 		for (const struct vtest_case *c = s->cases; c->name; c++)
 		{
+			if (only && !strstr(c->name, only))
+				continue;
 			if (!CU_add_test(suite, c->name, c->fn))
 			{
 				fprintf(stderr, "vtest: cannot add test %s: %s\n", c->name, CU_get_error_msg());

@@ -30,7 +30,8 @@ struct vtest_suite
 #define VTEST_END { NULL, NULL }
 
 /* Runs the suites (terminated by an entry with name NULL) and returns the
- * process exit code. */
+ * process exit code. With an argument, runs only the cases whose name
+ * contains it. */
 int vtest_run(int argc, char **argv, const struct vtest_suite *suites);
 
 /* Prints why the program is skipped and returns 77 (exit code for "skip"). */

@@ -1,0 +1,288 @@
+/* test_data_bad_input: misuse of the data API gets a clear one-line error
+ * and the documented code, and loses nothing: the runtime and the other
+ * handles go on working.
+ *
+ * Unregistering twice, using a handle after unregistering it, registering
+ * a NULL buffer with a home node, a home node that does not exist, disks
+ * that cannot be used (missing, not a directory, not writable, too small),
+ * a reduction without reduction methods, acquiring on a node the
+ * application cannot address, releasing what was not acquired,
+ * unregistering acquired data.
+ */
+#define _GNU_SOURCE
+#include <starpu.h>
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "vtest.h"
+
+static int suite_init(void)
+{
+	struct starpu_conf conf;
+	starpu_conf_init(&conf);
+	conf.ncpus = 1;
+	conf.ncuda = 0;
+	conf.nopencl = 0;
+	conf.precedence_over_environment_variables = 1;
+	return starpu_init(&conf) == 0 ? 0 : -1;
+}
+
+static int suite_clean(void)
+{
+	starpu_task_wait_for_all();
+	starpu_shutdown();
+	return 0;
+}
+
+static void inc_cpu(void *buffers[], void *cl_arg)
+{
+	(void) cl_arg;
+	(*(int *) STARPU_VARIABLE_GET_PTR(buffers[0]))++;
+}
+
+static struct starpu_codelet inc_cl = {
+	.cpu_funcs = { inc_cpu }, .nbuffers = 1, .modes = { STARPU_RW }, .name = "inc",
+};
+
+static struct starpu_codelet redux_inc_cl = {
+	.cpu_funcs = { inc_cpu }, .nbuffers = 1, .modes = { STARPU_REDUX }, .name = "redux_inc",
+};
+
+static int submit1(struct starpu_codelet *cl, starpu_data_handle_t h)
+{
+	struct starpu_task *t = starpu_task_create();
+	t->cl = cl;
+	t->handles[0] = h;
+	int ret = starpu_task_submit(t);
+	if (ret)
+		starpu_task_destroy(t);
+	return ret;
+}
+
+/* One line mentioning what (the offending argument). */
+static void check_message(const char *err, const char *what)
+{
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, what));
+	const char *nl = strchr(err, '\n');
+	CU_ASSERT(nl == NULL || nl[1] == '\0');
+}
+
+/* A fresh handle works: nothing was lost. */
+static void check_runtime_works(void)
+{
+	int x = 1;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t) &x, sizeof(x));
+	CU_ASSERT_EQUAL(submit1(&inc_cl, h), 0);
+	starpu_data_unregister(h);
+	CU_ASSERT_EQUAL(x, 2);
+}
+
+static void test_unregister_twice(void)
+{
+	int x = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t) &x, sizeof(x));
+	starpu_data_unregister(h);
+	vtest_capture_stderr_begin();
+	starpu_data_unregister(h);
+	check_message(vtest_capture_stderr_end(), "not registered");
+	vtest_capture_stderr_begin();
+	starpu_data_unregister_submit(h);
+	check_message(vtest_capture_stderr_end(), "not registered");
+	check_runtime_works();
+}
+
+static void test_use_after_unregister(void)
+{
+	int x = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t) &x, sizeof(x));
+	starpu_data_unregister(h);
+	vtest_capture_stderr_begin();
+	CU_ASSERT_EQUAL(submit1(&inc_cl, h), -EINVAL);
+	check_message(vtest_capture_stderr_end(), "not registered");
+	vtest_capture_stderr_begin();
+	CU_ASSERT_EQUAL(starpu_data_acquire(h, STARPU_R), -EINVAL);
+	check_message(vtest_capture_stderr_end(), "not registered");
+	vtest_capture_stderr_begin();
+	CU_ASSERT_EQUAL(starpu_data_fetch_on_node(h, STARPU_MAIN_RAM, 0), -EINVAL);
+	check_message(vtest_capture_stderr_end(), "not registered");
+	CU_ASSERT_EQUAL(starpu_data_is_on_node(h, STARPU_MAIN_RAM), 0);
+	CU_ASSERT_PTR_NULL(starpu_data_get_interface_on_node(h, STARPU_MAIN_RAM));
+	CU_ASSERT_EQUAL(x, 0);
+	check_runtime_works();
+}
+
+static void test_register_null(void)
+{
+	starpu_data_handle_t h = (starpu_data_handle_t) (uintptr_t) 1;
+	vtest_capture_stderr_begin();
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, 0, 10, sizeof(int));
+	check_message(vtest_capture_stderr_end(), "ptr is NULL");
+	CU_ASSERT_PTR_NULL(h);
+
+	h = (starpu_data_handle_t) (uintptr_t) 1;
+	vtest_capture_stderr_begin();
+	starpu_matrix_data_register(&h, STARPU_MAIN_RAM, 0, 10, 10, 10, sizeof(int));
+	check_message(vtest_capture_stderr_end(), "NULL");
+	CU_ASSERT_PTR_NULL(h);
+
+	h = (starpu_data_handle_t) (uintptr_t) 1;
+	vtest_capture_stderr_begin();
+	starpu_block_data_register(&h, STARPU_MAIN_RAM, 0, 4, 16, 4, 4, 4, sizeof(int));
+	check_message(vtest_capture_stderr_end(), "NULL");
+	CU_ASSERT_PTR_NULL(h);
+
+	uint32_t rowptr[3] = { 0, 1, 2 }, colind[2] = { 0, 1 };
+	h = (starpu_data_handle_t) (uintptr_t) 1;
+	vtest_capture_stderr_begin();
+	starpu_csr_data_register(&h, STARPU_MAIN_RAM, 2, 2, 0, colind, rowptr, 0, sizeof(double));
+	check_message(vtest_capture_stderr_end(), "NULL");
+	CU_ASSERT_PTR_NULL(h);
+
+	h = (starpu_data_handle_t) (uintptr_t) 1;
+	vtest_capture_stderr_begin();
+	starpu_coo_data_register(&h, STARPU_MAIN_RAM, 4, 4, 2, NULL, rowptr, (uintptr_t) colind, sizeof(int));
+	check_message(vtest_capture_stderr_end(), "columns is NULL");
+	CU_ASSERT_PTR_NULL(h);
+
+	/* With home node -1, NULL is the norm. */
+	starpu_vector_data_register(&h, -1, 0, 10, sizeof(int));
+	CU_ASSERT_PTR_NOT_NULL(h);
+	starpu_data_unregister(h);
+	check_runtime_works();
+}
+
+static void test_register_bad_home(void)
+{
+	int x;
+	starpu_data_handle_t h = (starpu_data_handle_t) (uintptr_t) 1;
+	vtest_capture_stderr_begin();
+	starpu_variable_data_register(&h, 42, (uintptr_t) &x, sizeof(x));
+	check_message(vtest_capture_stderr_end(), "home node 42");
+	CU_ASSERT_PTR_NULL(h);
+	vtest_capture_stderr_begin();
+	starpu_variable_data_register(&h, -3, (uintptr_t) &x, sizeof(x));
+	check_message(vtest_capture_stderr_end(), "home node -3");
+	CU_ASSERT_PTR_NULL(h);
+}
+
+static void test_disk_unusable(void)
+{
+	vtest_capture_stderr_begin();
+	CU_ASSERT_EQUAL(starpu_disk_register(&starpu_disk_unistd_ops, (void *) "/nonexistent/vela-disk", 64 << 20), -ENOENT);
+	check_message(vtest_capture_stderr_end(), "/nonexistent/vela-disk");
+
+	vtest_capture_stderr_begin();
+	CU_ASSERT_EQUAL(starpu_disk_register(&starpu_disk_unistd_ops, (void *) "/etc/hostname", 64 << 20), -ENOTDIR);
+	check_message(vtest_capture_stderr_end(), "/etc/hostname");
+
+	/* Not writable: a read-only directory for ordinary users; root
+	 * writes anywhere permissions allow, but not in /sys. */
+	char dir[] = "/tmp/vela-ro-XXXXXX";
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	chmod(dir, 0555);
+	const char *ro = geteuid() == 0 ? "/sys" : dir;
+	vtest_capture_stderr_begin();
+	CU_ASSERT_EQUAL(starpu_disk_register(&starpu_disk_unistd_ops, (void *) ro, 64 << 20), -EACCES);
+	check_message(vtest_capture_stderr_end(), ro);
+	rmdir(dir);
+
+	char ok[] = "/tmp/vela-disk-XXXXXX";
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(ok));
+	vtest_capture_stderr_begin();
+	CU_ASSERT_EQUAL(starpu_disk_register(&starpu_disk_unistd_ops, ok, 1024), -EINVAL);
+	check_message(vtest_capture_stderr_end(), "size 1024");
+	vtest_capture_stderr_begin();
+	CU_ASSERT_EQUAL(starpu_disk_register(NULL, ok, 64 << 20), -EINVAL);
+	check_message(vtest_capture_stderr_end(), "operations");
+	rmdir(ok);
+	check_runtime_works();
+}
+
+static void test_redux_without_methods(void)
+{
+	int x = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t) &x, sizeof(x));
+	vtest_capture_stderr_begin();
+	CU_ASSERT_EQUAL(submit1(&redux_inc_cl, h), -EINVAL);
+	check_message(vtest_capture_stderr_end(), "starpu_data_set_reduction_methods");
+	CU_ASSERT_EQUAL(submit1(&inc_cl, h), 0);
+	starpu_data_unregister(h);
+	CU_ASSERT_EQUAL(x, 1);
+}
+
+static void test_acquire_release_misuse(void)
+{
+	int x = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t) &x, sizeof(x));
+	vtest_capture_stderr_begin();
+	CU_ASSERT_EQUAL(starpu_data_acquire_on_node(h, 7, STARPU_R), -EINVAL);
+	check_message(vtest_capture_stderr_end(), "memory node 7");
+	vtest_capture_stderr_begin();
+	starpu_data_release(h);
+	check_message(vtest_capture_stderr_end(), "not acquired");
+	/* Unregistering acquired data is refused, the data stays usable. */
+	CU_ASSERT_EQUAL_FATAL(starpu_data_acquire(h, STARPU_RW), 0);
+	x = 5;
+	vtest_capture_stderr_begin();
+	starpu_data_unregister_no_coherency(h);
+	check_message(vtest_capture_stderr_end(), "still acquired");
+	starpu_data_release(h);
+	CU_ASSERT_EQUAL(submit1(&inc_cl, h), 0);
+	starpu_data_unregister(h);
+	CU_ASSERT_EQUAL(x, 6);
+}
+
+static void test_disk_node_not_addressable(void)
+{
+	char dir[] = "/tmp/vela-disk-XXXXXX";
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	int node = starpu_disk_register(&starpu_disk_unistd_ops, dir, 64 << 20);
+	CU_ASSERT_FATAL(node > 0);
+	int x = 3;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t) &x, sizeof(x));
+	vtest_capture_stderr_begin();
+	CU_ASSERT_EQUAL(starpu_data_acquire_on_node(h, node, STARPU_R), -EINVAL);
+	check_message(vtest_capture_stderr_end(), "not addressable");
+	/* Fetching there is fine. */
+	CU_ASSERT_EQUAL(starpu_data_fetch_on_node(h, (unsigned) node, 0), 0);
+	CU_ASSERT_NOT_EQUAL(starpu_data_is_on_node(h, (unsigned) node), 0);
+	starpu_data_unregister(h);
+	starpu_memchunk_tidy((unsigned) node);
+	rmdir(dir);
+}
+
+static const struct vtest_case cases[] =
+{
+	{ "unregister_twice", test_unregister_twice },
+	{ "use_after_unregister", test_use_after_unregister },
+	{ "register_null", test_register_null },
+	{ "register_bad_home", test_register_bad_home },
+	{ "disk_unusable", test_disk_unusable },
+	{ "redux_without_methods", test_redux_without_methods },
+	{ "acquire_release_misuse", test_acquire_release_misuse },
+	{ "disk_node_not_addressable", test_disk_node_not_addressable },
+	VTEST_END
+};
+
+static const struct vtest_suite suites[] =
+{
+	{ "data_bad_input", suite_init, suite_clean, cases },
+	{ NULL, NULL, NULL, NULL }
+};
+
+int main(int argc, char **argv)
+{
+	return vtest_run(argc, argv, suites);
+}
