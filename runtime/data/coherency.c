@@ -101,12 +101,14 @@ int data_transfer_locked(starpu_data_handle_t h, unsigned dst)
 	}
 	struct data_replicate *s = &h->rep[src];
 	s->refcnt++;
+	s->reading++;
 	d->transferring = 1;
 	d->stale = 0;
 	os_mutex_unlock(&h->lock);
 	int ret = data_copy_interface(h, (unsigned) src, dst);
 	os_mutex_lock(&h->lock);
 	s->refcnt--;
+	s->reading--;
 	d->transferring = 0;
 	if (ret == 0 && !d->stale)
 	{
@@ -168,22 +170,31 @@ static int make_valid_locked(starpu_data_handle_t h, unsigned node, enum starpu_
 {
 	struct data_replicate *r = &h->rep[node];
 	int ret;
-	if (mode & STARPU_R)
-		ret = data_make_valid_locked_nopin(h, node);
-	else
+	for (;;)
 	{
-		/* Write-only: a buffer is enough, its content is overwritten. */
-		ret = 0;
-		while (!ret && (r->transferring || r->allocating || !r->allocated))
+		if (mode & STARPU_R)
+			ret = data_make_valid_locked_nopin(h, node);
+		else
 		{
-			if (r->transferring || r->allocating)
-				os_cond_wait(&h->busy_cond, &h->lock);
-			else
-				ret = data_allocate_replicate(h, node);
+			/* Write-only: a buffer is enough, its content is
+			 * overwritten. */
+			ret = 0;
+			while (!ret && (r->transferring || r->allocating || !r->allocated))
+			{
+				if (r->transferring || r->allocating)
+					os_cond_wait(&h->busy_cond, &h->lock);
+				else
+					ret = data_allocate_replicate(h, node);
+			}
 		}
+		if (ret)
+			return ret;
+		/* A writer waits for the copies still reading the buffer
+		 * (eviction, prefetch): they would read it half written. */
+		if (!(mode & (STARPU_W | STARPU_COMMUTE)) || !r->reading)
+			break;
+		os_cond_wait(&h->busy_cond, &h->lock);
 	}
-	if (ret)
-		return ret;
 	if (mode & (STARPU_W | STARPU_COMMUTE))
 		data_invalidate_others_locked(h, node);
 	r->refcnt++;

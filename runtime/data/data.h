@@ -55,6 +55,7 @@ struct data_replicate
 	unsigned char allocating;	/* a thread is allocating it (lock dropped) */
 	unsigned char requested;	/* a prefetch to this node is queued */
 	int refcnt;			/* pins: running tasks, copies from or to it */
+	int reading;			/* copies out of it in progress (a writer waits) */
 	size_t alloc_size;		/* bytes of the runtime's buffer */
 	/* The node's LRU list of evictable buffers (node lock). */
 	struct data_replicate *lru_prev, *lru_next;

@@ -395,7 +395,7 @@ void data_wait_memory(unsigned node)
 void data_memory_released(unsigned node)
 {
 	struct memory_node *n = &mem_nodes[node];
-	if (!__atomic_load_n(&n->nwaiting, __ATOMIC_RELAXED))
+	if (!atomic_load_explicit(&n->nwaiting, memory_order_relaxed))
 		return;
 	os_mutex_lock(&n->lock);
 	if (n->nwaiting)

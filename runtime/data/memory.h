@@ -28,7 +28,7 @@ struct memory_node
 	/* Protected by lock (a leaf, except for trylocks of handles). */
 	os_mutex_t lock;
 	os_cond_t released;		/* memory was released: allocation may retry */
-	int nwaiting;			/* threads waiting on released */
+	_Atomic int nwaiting;		/* threads waiting on released (read without the lock) */
 	ssize_t used;			/* bytes allocated by the runtime (cache included) */
 	ssize_t cached;			/* of which freed buffers kept in the cache */
 	struct cache_entry *cache;	/* the allocation cache */

@@ -176,6 +176,18 @@ static void test_wont_use_evicted_first(void)
 	CU_ASSERT_EQUAL(starpu_data_is_on_node(h[5], STARPU_MAIN_RAM), 0);
 	CU_ASSERT_NOT_EQUAL(starpu_data_is_on_node(h[5], (unsigned) disk_node), 0);
 	CU_ASSERT_NOT_EQUAL(starpu_data_is_on_node(h[N], STARPU_MAIN_RAM), 0);
+
+	/* h[5] is only on the disk: to a second disk it goes through RAM
+	 * (two disks cannot copy directly). */
+	char dir2[] = "/tmp/vela-test-disk2-XXXXXX";
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir2));
+	int disk2 = starpu_disk_register(&starpu_disk_unistd_ops, dir2, 64 * MIB);
+	CU_ASSERT_FATAL(disk2 > disk_node);
+	CU_ASSERT_EQUAL(starpu_data_fetch_on_node(h[5], (unsigned) disk2, 0), 0);
+	CU_ASSERT_NOT_EQUAL(starpu_data_is_on_node(h[5], (unsigned) disk2), 0);
+	CU_ASSERT_NOT_EQUAL(starpu_data_is_on_node(h[5], STARPU_MAIN_RAM), 0);
+	rmdir(dir2);	/* its swap file is already unlinked */
+
 	int bad = 0;
 	for (int i = 0; i <= N; i++)
 		bad += !check_vector(h[i], i, 0);
