@@ -247,6 +247,26 @@ static void submit_switch(struct partition_plan *plan, starpu_data_handle_t h, e
 	}
 }
 
+/* A plan may be submitted only when no partition (a plan, or a synchronous
+ * one, whose pieces view the same buffer) is in place, and when the handle
+ * itself may be accessed in mode (a piece of a plan that is not submitted,
+ * or of a read-only one, may not be partitioned for writing). */
+static int not_partitioned_yet(starpu_data_handle_t h, enum starpu_data_access_mode mode, const char *fn)
+{
+	if (h->partitioned)
+	{
+		rt_error("%s: handle %p is already partitioned with starpu_data_partition (call starpu_data_unpartition first) (-EINVAL)",
+			 fn, (void *) h);
+		return -EINVAL;
+	}
+	if (h->active_plan)
+	{
+		rt_error("%s: handle %p is already partitioned (unpartition it first) (-EINVAL)", fn, (void *) h);
+		return -EINVAL;
+	}
+	return data_check_not_partitioned(h, mode, fn);
+}
+
 void starpu_data_partition_submit(starpu_data_handle_t initial_handle, unsigned nparts, starpu_data_handle_t *children)
 {
 	const char *fn = "starpu_data_partition_submit";
@@ -254,11 +274,8 @@ void starpu_data_partition_submit(starpu_data_handle_t initial_handle, unsigned 
 	if (!plan)
 		return;
 	starpu_data_handle_t h = initial_handle;
-	if (h->active_plan)
-	{
-		rt_error("%s: handle %p is already partitioned (unpartition it first) (-EINVAL)", fn, (void *) h);
+	if (not_partitioned_yet(h, STARPU_RW, fn))
 		return;
-	}
 	h->active_plan = plan->id;
 	h->partition_readonly = 0;
 	submit_switch(plan, h, SWITCH_TO_PIECES, 0, STARPU_RW, STARPU_W, fn);
@@ -271,11 +288,8 @@ void starpu_data_partition_readonly_submit(starpu_data_handle_t initial_handle, 
 	if (!plan)
 		return;
 	starpu_data_handle_t h = initial_handle;
-	if (h->active_plan)
-	{
-		rt_error("%s: handle %p is already partitioned (unpartition it first) (-EINVAL)", fn, (void *) h);
+	if (not_partitioned_yet(h, STARPU_R, fn))
 		return;
-	}
 	h->active_plan = plan->id;
 	h->partition_readonly = 1;
 	submit_switch(plan, h, SWITCH_TO_PIECES, 1, STARPU_R, STARPU_W, fn);
