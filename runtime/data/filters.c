@@ -225,6 +225,22 @@ void starpu_data_partition(starpu_data_handle_t initial_handle, struct starpu_da
 	starpu_data_release_on_node(h, (int) node);
 }
 
+/* A piece of h, at any depth of synchronous partitions, that has a plan
+ * submitted, or NULL: it must be gathered (asynchronously) before h can
+ * be. */
+static starpu_data_handle_t piece_with_plan(starpu_data_handle_t h)
+{
+	for (unsigned i = 0; i < h->nchildren; i++)
+	{
+		starpu_data_handle_t c = h->children[i], busy;
+		if (c->active_plan)
+			return c;
+		if (c->partitioned && (busy = piece_with_plan(c)))
+			return busy;
+	}
+	return NULL;
+}
+
 void starpu_data_unpartition(starpu_data_handle_t root_data, unsigned gathering_node)
 {
 	const char *fn = "starpu_data_unpartition";
@@ -242,6 +258,13 @@ void starpu_data_unpartition(starpu_data_handle_t root_data, unsigned gathering_
 	if (gathering_node >= mem_nnodes && gathering_node != (unsigned) STARPU_ACQUIRE_NO_NODE)
 	{
 		rt_error("%s: gathering node %u does not exist (-EINVAL)", fn, gathering_node);
+		return;
+	}
+	starpu_data_handle_t busy = piece_with_plan(h);
+	if (busy)
+	{
+		rt_error("%s: piece %p of handle %p is partitioned by a plan: unpartition it first (starpu_data_unpartition_submit) (-EINVAL)",
+			 fn, (void *) busy, (void *) h);
 		return;
 	}
 	if (rt_may_not_block(fn))

@@ -247,6 +247,22 @@ static void submit_switch(struct partition_plan *plan, starpu_data_handle_t h, e
 	}
 }
 
+/* Whether a piece of the plan is itself partitioned (its data is in its own
+ * pieces, which must be gathered first); message printed. */
+static int pieces_partitioned(struct partition_plan *plan, const char *fn)
+{
+	for (unsigned i = 0; i < plan->nparts; i++)
+	{
+		starpu_data_handle_t c = plan->children[i];
+		if (c->partitioned || c->active_plan)
+		{
+			rt_error("%s: piece %u (%p) is partitioned in turn: unpartition it first (-EINVAL)", fn, i, (void *) c);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /* A plan may be submitted only when no partition (a plan, or a synchronous
  * one, whose pieces view the same buffer) is in place, and when the handle
  * itself may be accessed in mode (a piece of a plan that is not submitted,
@@ -307,6 +323,8 @@ void starpu_data_partition_readwrite_upgrade_submit(starpu_data_handle_t initial
 		rt_error("%s: handle %p is not partitioned read-only with these pieces (-EINVAL)", fn, (void *) h);
 		return;
 	}
+	if (pieces_partitioned(plan, fn))
+		return;
 	h->partition_readonly = 0;
 	submit_switch(plan, h, SWITCH_TO_PIECES, 0, STARPU_RW, STARPU_W, fn);
 }
@@ -332,6 +350,8 @@ static void unpartition(starpu_data_handle_t h, unsigned nparts, starpu_data_han
 		rt_error("%s: gathering node %d does not exist (-EINVAL)", fn, gathering_node);
 		return;
 	}
+	if (pieces_partitioned(plan, fn))
+		return;
 	/* The data is gathered in the view buffer; gathering_node is a hint. */
 	if (h->partition_readonly)
 	{
@@ -364,6 +384,16 @@ void starpu_data_unpartition_readonly_submit(starpu_data_handle_t initial_handle
 
 static void clean_plan(starpu_data_handle_t h, struct partition_plan *plan, int wait)
 {
+	/* Pieces partitioned in turn go first: their own pieces are gathered
+	 * before this plan's are (unpartition refuses otherwise). */
+	for (unsigned i = 0; i < plan->nparts; i++)
+	{
+		starpu_data_handle_t c = plan->children[i];
+		if (c->partitioned)
+			starpu_data_unpartition(c, data_view_node(c));
+		while (c->plans)
+			clean_plan(c, c->plans, wait);
+	}
 	if (h->active_plan == plan->id)
 		unpartition(h, plan->nparts, plan->children, -1, 0, "starpu_data_partition_clean");
 	os_mutex_lock(&h->lock);
@@ -377,11 +407,6 @@ static void clean_plan(starpu_data_handle_t h, struct partition_plan *plan, int 
 	for (unsigned i = 0; i < plan->nparts; i++)
 	{
 		starpu_data_handle_t c = plan->children[i];
-		/* A piece partitioned in turn goes first. */
-		if (c->partitioned)
-			starpu_data_unpartition(c, data_view_node(c));
-		while (c->plans)
-			clean_plan(c, c->plans, wait);
 		c->cleaning = 1;
 		/* Its data is in the parent (gathered above, or never
 		 * gathered on purpose): no write-back. */
