@@ -1468,9 +1468,51 @@ static void test_bcsr_shape_copy(void)
 	starpu_data_unregister_no_coherency(hd);
 }
 
+/* What a codelet sees of the first entry of a CSR or BCSR. */
+static void firstentry_cpu(void *buffers[], void *arg)
+{
+	void *iface = buffers[0];
+	if (*(enum starpu_data_interface_id *) iface == STARPU_CSR_INTERFACE_ID)
+		*(uint32_t *) arg = STARPU_CSR_GET_FIRSTENTRY(iface);
+	else
+		*(uint32_t *) arg = STARPU_BCSR_GET_FIRSTENTRY(iface);
+}
+
+static struct starpu_codelet firstentry_cl = {
+	.cpu_funcs = { firstentry_cpu },
+	.nbuffers = 1,
+	.modes = { STARPU_W },
+	.name = "firstentry",
+};
+
+/* A buffer freed by one handle and reused (allocation cache) for another
+ * of the same size keeps the new handle's description: firstentry 0, then
+ * 1 (rows counted from 1), then 0 again. */
+static void test_sparse_reuse_keeps_firstentry(void)
+{
+	const uint32_t fes[3] = { 0, 1, 0 };
+	for (int bcsr = 0; bcsr < 2; bcsr++)
+		for (int i = 0; i < 3; i++)
+		{
+			starpu_data_handle_t h;
+			if (bcsr)
+				starpu_bcsr_data_register(&h, -1, BSNNZ, BSNROW, 0, NULL, NULL, fes[i], BSR, BSC, sizeof(double));
+			else
+				starpu_csr_data_register(&h, -1, CNNZ, CNROW, 0, NULL, NULL, fes[i], sizeof(float));
+			CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+			uint32_t seen = 99;
+			CU_ASSERT_EQUAL(submit(&firstentry_cl, &seen, h), 0);
+			CU_ASSERT_EQUAL(starpu_task_wait_for_all(), 0);
+			CU_ASSERT_EQUAL(seen, fes[i]);
+			CU_ASSERT_EQUAL(bcsr ? starpu_bcsr_get_firstentry(h) : starpu_csr_get_firstentry(h), fes[i]);
+			starpu_data_unregister(h);
+		}
+}
+
 static const struct vtest_case bcsr_cases[] = {
 	{ "home_accessors_task_pack_disk", test_bcsr_home },
 	{ "no_home", test_bcsr_no_home },
+	{ "csr_bcsr_reuse_keeps_firstentry", test_sparse_reuse_keeps_firstentry },
 	{ "shape_ops_copy", test_bcsr_shape_copy },
 	VTEST_END
 };
