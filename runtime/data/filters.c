@@ -68,6 +68,18 @@ int data_check_not_partitioned(starpu_data_handle_t h, enum starpu_data_access_m
 	return 0;
 }
 
+/* Whether h holds data: a valid replicate somewhere (data registered with
+ * no home has none until first written). */
+static int has_data(starpu_data_handle_t h)
+{
+	int valid = 0;
+	os_mutex_lock(&h->lock);
+	for (unsigned n = 0; n < mem_nnodes && !valid; n++)
+		valid = rep_valid(&h->rep[n]);
+	os_mutex_unlock(&h->lock);
+	return valid;
+}
+
 /* The number of pieces f makes of h, or 0 (message printed). */
 static unsigned filter_nparts(starpu_data_handle_t h, struct starpu_data_filter *f, const char *fn)
 {
@@ -199,10 +211,21 @@ void starpu_data_partition(starpu_data_handle_t initial_handle, struct starpu_da
 	if (!nparts || rt_may_not_block(fn))
 		return;
 	/* Hold the parent, up to date and pinned in its view buffer, while
-	 * the pieces take over its parts. */
+	 * the pieces take over its parts. Data never written (registered
+	 * with no home) only needs the buffer: the pieces will write it. */
 	unsigned node = data_view_node(h);
-	if (starpu_data_acquire_on_node(h, (int) node, STARPU_RW))
+	if (starpu_data_acquire_on_node(h, STARPU_ACQUIRE_NO_NODE, STARPU_RW))
 		return;
+	int ret;
+	enum starpu_data_access_mode mode = has_data(h) ? STARPU_RW : STARPU_W;
+	while ((ret = data_make_valid(h, node, mode)) == -EAGAIN)
+		data_wait_memory(node);
+	if (ret)
+	{
+		rt_error("%s: handle %p could not be brought to memory node %u (%d)", fn, (void *) h, node, ret);
+		starpu_data_release_on_node(h, STARPU_ACQUIRE_NO_NODE);
+		return;
+	}
 	starpu_data_handle_t *children = calloc(nparts, sizeof(*children));
 	if (!children)
 		rt_error("%s: out of memory (-ENOMEM)", fn);
@@ -222,7 +245,8 @@ void starpu_data_partition(starpu_data_handle_t initial_handle, struct starpu_da
 		h->partitioned = 1;
 		os_mutex_unlock(&h->lock);
 	}
-	starpu_data_release_on_node(h, (int) node);
+	data_unpin(h, node);
+	starpu_data_release_on_node(h, STARPU_ACQUIRE_NO_NODE);
 }
 
 /* A piece of h, at any depth of synchronous partitions, that has a plan

@@ -151,9 +151,20 @@ struct switch_arg
 	starpu_data_handle_t children[];
 };
 
-/* Brings h up to date in its buffer on node. */
-static void make_valid_on(starpu_data_handle_t h, unsigned node)
+/* Brings h up to date in its buffer on node. Data never written
+ * (registered with no home) has nothing to bring when only_if_written. */
+static void make_valid_on(starpu_data_handle_t h, unsigned node, int only_if_written)
 {
+	if (only_if_written)
+	{
+		int valid = 0;
+		os_mutex_lock(&h->lock);
+		for (unsigned n = 0; n < mem_nnodes && !valid; n++)
+			valid = rep_valid(&h->rep[n]);
+		os_mutex_unlock(&h->lock);
+		if (!valid)
+			return;
+	}
 	int ret;
 	while ((ret = data_make_valid(h, node, STARPU_R)) == -EAGAIN)
 		data_wait_memory(node);
@@ -179,7 +190,9 @@ static void switch_cpu(void *buffers[], void *cl_arg)
 	unsigned node = data_view_node(a->parent);
 	if (a->kind == SWITCH_TO_PIECES)
 	{
-		make_valid_on(a->parent, node);
+		/* The pieces of data never written write it: nothing to bring
+		 * (but a read-only partition reads it). */
+		make_valid_on(a->parent, node, !a->readonly);
 		if (!a->readonly)
 			owner_on(a->parent, node);
 		for (unsigned i = 0; i < a->nparts; i++)
@@ -188,7 +201,7 @@ static void switch_cpu(void *buffers[], void *cl_arg)
 	else if (a->kind == SWITCH_TO_PARENT)
 	{
 		for (unsigned i = 0; i < a->nparts; i++)
-			make_valid_on(a->children[i], node);
+			make_valid_on(a->children[i], node, 0);
 		owner_on(a->parent, node);
 	}
 }
