@@ -1393,6 +1393,70 @@ static void test_async_nested(void)
 	CU_ASSERT(memcmp(v, ref, sizeof(v)) == 0);
 }
 
+/* Partitioning data never written, for its pieces to write it, reads
+ * nothing: no warning about reading unwritten data (the runtime is not
+ * silent in this suite). A read-only partition of it does read it: the
+ * warning shows there, which also proves the capture sees warnings. */
+static int start_verbose(void)
+{
+	vtest_setenv("STARPU_SILENT", "0");
+	int ret = start_runtime();
+	vtest_env_restore();
+	return ret;
+}
+
+static void test_unwritten_quiet(void)
+{
+	struct starpu_data_filter f = { .filter_func = starpu_vector_filter_block, .nchildren = 3 };
+	starpu_data_handle_t h, c[3];
+	const char *msg;
+
+	starpu_vector_data_register(&h, -1, 0, AN, sizeof(int64_t));
+	vtest_capture_stderr_begin();
+	starpu_data_partition(h, &f);
+	for (unsigned i = 0; i < 3; i++)
+		CU_ASSERT_EQUAL(submit(&vset_cl, (void *) (intptr_t) (i + 1), starpu_data_get_child(h, i)), 0);
+	starpu_data_unpartition(h, STARPU_MAIN_RAM);
+	msg = vtest_capture_stderr_end();
+	CU_ASSERT_STRING_EQUAL(msg, "");
+	CU_ASSERT_EQUAL_FATAL(starpu_data_acquire(h, STARPU_R), 0);
+	CU_ASSERT_EQUAL(((int64_t *) starpu_vector_get_local_ptr(h))[AN - 1], 3);
+	starpu_data_release(h);
+	starpu_data_unregister(h);
+
+	starpu_vector_data_register(&h, -1, 0, AN, sizeof(int64_t));
+	vtest_capture_stderr_begin();
+	starpu_data_partition_plan(h, &f, c);
+	starpu_data_partition_submit(h, 3, c);
+	for (unsigned i = 0; i < 3; i++)
+		CU_ASSERT_EQUAL(submit(&vset_cl, (void *) (intptr_t) (i + 4), c[i]), 0);
+	starpu_data_unpartition_submit(h, 3, c, STARPU_MAIN_RAM);
+	CU_ASSERT_EQUAL(starpu_task_wait_for_all(), 0);
+	msg = vtest_capture_stderr_end();
+	CU_ASSERT_STRING_EQUAL(msg, "");
+	CU_ASSERT_EQUAL_FATAL(starpu_data_acquire(h, STARPU_R), 0);
+	CU_ASSERT_EQUAL(((int64_t *) starpu_vector_get_local_ptr(h))[0], 4);
+	starpu_data_release(h);
+	starpu_data_partition_clean(h, 3, c);
+	starpu_data_unregister(h);
+
+	starpu_vector_data_register(&h, -1, 0, AN, sizeof(int64_t));
+	starpu_data_partition_plan(h, &f, c);
+	vtest_capture_stderr_begin();
+	starpu_data_partition_readonly_submit(h, 3, c);
+	CU_ASSERT_EQUAL(starpu_task_wait_for_all(), 0);
+	msg = vtest_capture_stderr_end();
+	CU_ASSERT(strstr(msg, "read before anything was written") != NULL);
+	starpu_data_unpartition_submit(h, 3, c, STARPU_MAIN_RAM);
+	starpu_data_partition_clean(h, 3, c);
+	starpu_data_unregister(h);
+}
+
+static const struct vtest_case quiet_cases[] = {
+	{ "unwritten_data_partitioned_quietly", test_unwritten_quiet },
+	VTEST_END
+};
+
 static const struct vtest_case async_cases[] = {
 	{ "two_plans_alternating", test_async_two_plans },
 	{ "readonly_and_upgrade", test_async_readonly },
@@ -1410,6 +1474,7 @@ static const struct vtest_suite suites[] = {
 	{ "sparse_filters", start_runtime, stop_runtime, sparse_cases },
 	{ "map_and_chunks", start_runtime, stop_runtime, misc_cases },
 	{ "async", start_runtime, stop_runtime, async_cases },
+	{ "unwritten", start_verbose, stop_runtime, quiet_cases },
 	{ NULL, NULL, NULL, NULL }
 };
 
