@@ -2216,8 +2216,86 @@ static void test_out_of_core(void)
 		starpu_data_unregister(items[i].h);
 }
 
+/* x <- 2x + piece, on vectors of uint32. */
+static void ooc_twice_cpu(void *buffers[], void *arg)
+{
+	uint32_t *v = (uint32_t *) STARPU_VECTOR_GET_PTR(buffers[0]);
+	for (unsigned i = 0; i < STARPU_VECTOR_GET_NX(buffers[0]); i++)
+		v[i] = v[i] * 2 + (uint32_t) (uintptr_t) arg;
+}
+
+static struct starpu_codelet ooc_twice_cl = {
+	.cpu_funcs = { ooc_twice_cpu },
+	.nbuffers = 1,
+	.modes = { STARPU_RW },
+	.name = "ooc_twice",
+};
+
+/* Data evicted to the disk, partitioned synchronously or with a plan:
+ * the parent comes back from the disk for its pieces. */
+static void test_partition_evicted(void)
+{
+	enum { NH = 10, NX = 65536 };
+	static struct ooc_item items[NH];
+	for (unsigned i = 0; i < NH; i++)
+	{
+		items[i] = (struct ooc_item) { .kind = OOC_VECTOR, .seed = 100 + i };
+		starpu_vector_data_register(&items[i].h, -1, 0, NX, sizeof(uint32_t));
+		CU_ASSERT_PTR_NOT_NULL_FATAL(items[i].h);
+		CU_ASSERT_EQUAL(submit(&ooc_fill_cl, &items[i], items[i].h), 0);
+	}
+	CU_ASSERT_EQUAL(starpu_task_wait_for_all(), 0);
+	/* two that are on the disk only: one for each way of partitioning */
+	int evicted[2] = { -1, -1 }, n = 0;
+	for (unsigned i = 0; i < NH && n < 2; i++)
+		if (!starpu_data_is_on_node(items[i].h, STARPU_MAIN_RAM) && starpu_data_is_on_node(items[i].h, (unsigned) disk_node))
+			evicted[n++] = (int) i;
+	CU_ASSERT_EQUAL_FATAL(n, 2);
+
+	struct starpu_data_filter f = { .filter_func = starpu_vector_filter_block, .nchildren = 3 };
+	starpu_data_handle_t hs = items[evicted[0]].h, ha = items[evicted[1]].h, plan[3];
+	starpu_data_partition(hs, &f);
+	CU_ASSERT_EQUAL_FATAL(starpu_data_get_nb_children(hs), 3);
+	starpu_data_partition_plan(ha, &f, plan);
+	starpu_data_partition_submit(ha, 3, plan);
+	for (uintptr_t c = 0; c < 3; c++)
+	{
+		CU_ASSERT_EQUAL(submit(&ooc_twice_cl, (void *) c, starpu_data_get_child(hs, (unsigned) c)), 0);
+		CU_ASSERT_EQUAL(submit(&ooc_twice_cl, (void *) c, plan[c]), 0);
+	}
+	starpu_data_unpartition_submit(ha, 3, plan, STARPU_MAIN_RAM);
+	/* the others go through RAM meanwhile */
+	for (unsigned i = 0; i < NH; i++)
+		if ((int) i != evicted[0] && (int) i != evicted[1])
+			CU_ASSERT_EQUAL(submit(&ooc_twice_cl, (void *) 7, items[i].h), 0);
+	starpu_data_unpartition(hs, STARPU_MAIN_RAM);
+	CU_ASSERT_EQUAL(starpu_task_wait_for_all(), 0);
+
+	unsigned good = 0;
+	for (unsigned i = 0; i < NH; i++)
+	{
+		int part = (int) i == evicted[0] || (int) i == evicted[1];
+		CU_ASSERT_EQUAL_FATAL(starpu_data_acquire(items[i].h, STARPU_R), 0);
+		const uint32_t *v = (const uint32_t *) starpu_vector_get_local_ptr(items[i].h);
+		unsigned bad = 0;
+		for (unsigned k = 0; k < NX; k++)
+		{
+			/* pieces of 21846, 21845, 21845 elements */
+			uint32_t add = part ? (k < 21846 ? 0 : k < 43691 ? 1 : 2) : 7;
+			bad += v[k] != pat(items[i].seed, k) * 2 + add;
+		}
+		good += !bad;
+		starpu_data_release(items[i].h);
+	}
+	CU_ASSERT_EQUAL(good, NH);
+	starpu_data_partition_clean(ha, 3, plan);
+	for (unsigned i = 0; i < NH; i++)
+		starpu_data_unregister(items[i].h);
+}
+
 static const struct vtest_case ooc_cases[] = {
 	{ "evicted_to_disk_and_back", test_out_of_core },
+	{ "partition_evicted_data", test_partition_evicted },
 	VTEST_END
 };
 
