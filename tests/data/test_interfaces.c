@@ -204,10 +204,13 @@ static struct starpu_codelet nothing_cl = {
 	.name = "nothing",
 };
 
-/* Waits until h is valid on node. starpu_data_fetch_on_node() to a disk
- * node only queues a prefetch, whichever async says, and the workers are
- * not woken for it (see the report on branch datatests): empty tasks make
- * them look at their requests. */
+/* Waits until h is valid on node. Known runtime bugs worked around here:
+ * starpu_data_fetch_on_node() to a disk node only queues a prefetch,
+ * whatever async says (handle.c, fetch), and a worker that was polling or
+ * about to sleep when it was queued goes to sleep without running it
+ * (driver_loop.c only looks for tasks there), so it may never run. Empty
+ * tasks make the workers look at their requests. When both are fixed,
+ * the fetch alone must be enough. */
 static int wait_valid_on(starpu_data_handle_t h, unsigned node)
 {
 	for (int i = 0; i < 2000 && !starpu_data_is_on_node(h, node); i++)
