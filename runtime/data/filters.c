@@ -68,6 +68,18 @@ int data_check_not_partitioned(starpu_data_handle_t h, enum starpu_data_access_m
 	return 0;
 }
 
+/* Whether h holds data: a valid replicate somewhere (data registered with
+ * no home has none until first written). */
+static int has_data(starpu_data_handle_t h)
+{
+	int valid = 0;
+	os_mutex_lock(&h->lock);
+	for (unsigned n = 0; n < mem_nnodes && !valid; n++)
+		valid = rep_valid(&h->rep[n]);
+	os_mutex_unlock(&h->lock);
+	return valid;
+}
+
 /* The number of pieces f makes of h, or 0 (message printed). */
 static unsigned filter_nparts(starpu_data_handle_t h, struct starpu_data_filter *f, const char *fn)
 {
@@ -199,10 +211,21 @@ void starpu_data_partition(starpu_data_handle_t initial_handle, struct starpu_da
 	if (!nparts || rt_may_not_block(fn))
 		return;
 	/* Hold the parent, up to date and pinned in its view buffer, while
-	 * the pieces take over its parts. */
+	 * the pieces take over its parts. Data never written (registered
+	 * with no home) only needs the buffer: the pieces will write it. */
 	unsigned node = data_view_node(h);
-	if (starpu_data_acquire_on_node(h, (int) node, STARPU_RW))
+	if (starpu_data_acquire_on_node(h, STARPU_ACQUIRE_NO_NODE, STARPU_RW))
 		return;
+	int ret;
+	enum starpu_data_access_mode mode = has_data(h) ? STARPU_RW : STARPU_W;
+	while ((ret = data_make_valid(h, node, mode)) == -EAGAIN)
+		data_wait_memory(node);
+	if (ret)
+	{
+		rt_error("%s: handle %p could not be brought to memory node %u (%d)", fn, (void *) h, node, ret);
+		starpu_data_release_on_node(h, STARPU_ACQUIRE_NO_NODE);
+		return;
+	}
 	starpu_data_handle_t *children = calloc(nparts, sizeof(*children));
 	if (!children)
 		rt_error("%s: out of memory (-ENOMEM)", fn);
@@ -222,7 +245,24 @@ void starpu_data_partition(starpu_data_handle_t initial_handle, struct starpu_da
 		h->partitioned = 1;
 		os_mutex_unlock(&h->lock);
 	}
-	starpu_data_release_on_node(h, (int) node);
+	data_unpin(h, node);
+	starpu_data_release_on_node(h, STARPU_ACQUIRE_NO_NODE);
+}
+
+/* A piece of h, at any depth of synchronous partitions, that has a plan
+ * submitted, or NULL: it must be gathered (asynchronously) before h can
+ * be. */
+static starpu_data_handle_t piece_with_plan(starpu_data_handle_t h)
+{
+	for (unsigned i = 0; i < h->nchildren; i++)
+	{
+		starpu_data_handle_t c = h->children[i], busy;
+		if (c->active_plan)
+			return c;
+		if (c->partitioned && (busy = piece_with_plan(c)))
+			return busy;
+	}
+	return NULL;
 }
 
 void starpu_data_unpartition(starpu_data_handle_t root_data, unsigned gathering_node)
@@ -242,6 +282,13 @@ void starpu_data_unpartition(starpu_data_handle_t root_data, unsigned gathering_
 	if (gathering_node >= mem_nnodes && gathering_node != (unsigned) STARPU_ACQUIRE_NO_NODE)
 	{
 		rt_error("%s: gathering node %u does not exist (-EINVAL)", fn, gathering_node);
+		return;
+	}
+	starpu_data_handle_t busy = piece_with_plan(h);
+	if (busy)
+	{
+		rt_error("%s: piece %p of handle %p is partitioned by a plan: unpartition it first (starpu_data_unpartition_submit) (-EINVAL)",
+			 fn, (void *) busy, (void *) h);
 		return;
 	}
 	if (rt_may_not_block(fn))

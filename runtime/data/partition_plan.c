@@ -151,9 +151,20 @@ struct switch_arg
 	starpu_data_handle_t children[];
 };
 
-/* Brings h up to date in its buffer on node. */
-static void make_valid_on(starpu_data_handle_t h, unsigned node)
+/* Brings h up to date in its buffer on node. Data never written
+ * (registered with no home) has nothing to bring when only_if_written. */
+static void make_valid_on(starpu_data_handle_t h, unsigned node, int only_if_written)
 {
+	if (only_if_written)
+	{
+		int valid = 0;
+		os_mutex_lock(&h->lock);
+		for (unsigned n = 0; n < mem_nnodes && !valid; n++)
+			valid = rep_valid(&h->rep[n]);
+		os_mutex_unlock(&h->lock);
+		if (!valid)
+			return;
+	}
 	int ret;
 	while ((ret = data_make_valid(h, node, STARPU_R)) == -EAGAIN)
 		data_wait_memory(node);
@@ -179,7 +190,9 @@ static void switch_cpu(void *buffers[], void *cl_arg)
 	unsigned node = data_view_node(a->parent);
 	if (a->kind == SWITCH_TO_PIECES)
 	{
-		make_valid_on(a->parent, node);
+		/* The pieces of data never written write it: nothing to bring
+		 * (but a read-only partition reads it). */
+		make_valid_on(a->parent, node, !a->readonly);
 		if (!a->readonly)
 			owner_on(a->parent, node);
 		for (unsigned i = 0; i < a->nparts; i++)
@@ -188,7 +201,7 @@ static void switch_cpu(void *buffers[], void *cl_arg)
 	else if (a->kind == SWITCH_TO_PARENT)
 	{
 		for (unsigned i = 0; i < a->nparts; i++)
-			make_valid_on(a->children[i], node);
+			make_valid_on(a->children[i], node, 0);
 		owner_on(a->parent, node);
 	}
 }
@@ -247,6 +260,42 @@ static void submit_switch(struct partition_plan *plan, starpu_data_handle_t h, e
 	}
 }
 
+/* Whether a piece of the plan is itself partitioned (its data is in its own
+ * pieces, which must be gathered first); message printed. */
+static int pieces_partitioned(struct partition_plan *plan, const char *fn)
+{
+	for (unsigned i = 0; i < plan->nparts; i++)
+	{
+		starpu_data_handle_t c = plan->children[i];
+		if (c->partitioned || c->active_plan)
+		{
+			rt_error("%s: piece %u (%p) is partitioned in turn: unpartition it first (-EINVAL)", fn, i, (void *) c);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* A plan may be submitted only when no partition (a plan, or a synchronous
+ * one, whose pieces view the same buffer) is in place, and when the handle
+ * itself may be accessed in mode (a piece of a plan that is not submitted,
+ * or of a read-only one, may not be partitioned for writing). */
+static int not_partitioned_yet(starpu_data_handle_t h, enum starpu_data_access_mode mode, const char *fn)
+{
+	if (h->partitioned)
+	{
+		rt_error("%s: handle %p is already partitioned with starpu_data_partition (call starpu_data_unpartition first) (-EINVAL)",
+			 fn, (void *) h);
+		return -EINVAL;
+	}
+	if (h->active_plan)
+	{
+		rt_error("%s: handle %p is already partitioned (unpartition it first) (-EINVAL)", fn, (void *) h);
+		return -EINVAL;
+	}
+	return data_check_not_partitioned(h, mode, fn);
+}
+
 void starpu_data_partition_submit(starpu_data_handle_t initial_handle, unsigned nparts, starpu_data_handle_t *children)
 {
 	const char *fn = "starpu_data_partition_submit";
@@ -254,11 +303,8 @@ void starpu_data_partition_submit(starpu_data_handle_t initial_handle, unsigned 
 	if (!plan)
 		return;
 	starpu_data_handle_t h = initial_handle;
-	if (h->active_plan)
-	{
-		rt_error("%s: handle %p is already partitioned (unpartition it first) (-EINVAL)", fn, (void *) h);
+	if (not_partitioned_yet(h, STARPU_RW, fn))
 		return;
-	}
 	h->active_plan = plan->id;
 	h->partition_readonly = 0;
 	submit_switch(plan, h, SWITCH_TO_PIECES, 0, STARPU_RW, STARPU_W, fn);
@@ -271,11 +317,8 @@ void starpu_data_partition_readonly_submit(starpu_data_handle_t initial_handle, 
 	if (!plan)
 		return;
 	starpu_data_handle_t h = initial_handle;
-	if (h->active_plan)
-	{
-		rt_error("%s: handle %p is already partitioned (unpartition it first) (-EINVAL)", fn, (void *) h);
+	if (not_partitioned_yet(h, STARPU_R, fn))
 		return;
-	}
 	h->active_plan = plan->id;
 	h->partition_readonly = 1;
 	submit_switch(plan, h, SWITCH_TO_PIECES, 1, STARPU_R, STARPU_W, fn);
@@ -293,6 +336,8 @@ void starpu_data_partition_readwrite_upgrade_submit(starpu_data_handle_t initial
 		rt_error("%s: handle %p is not partitioned read-only with these pieces (-EINVAL)", fn, (void *) h);
 		return;
 	}
+	if (pieces_partitioned(plan, fn))
+		return;
 	h->partition_readonly = 0;
 	submit_switch(plan, h, SWITCH_TO_PIECES, 0, STARPU_RW, STARPU_W, fn);
 }
@@ -318,6 +363,8 @@ static void unpartition(starpu_data_handle_t h, unsigned nparts, starpu_data_han
 		rt_error("%s: gathering node %d does not exist (-EINVAL)", fn, gathering_node);
 		return;
 	}
+	if (pieces_partitioned(plan, fn))
+		return;
 	/* The data is gathered in the view buffer; gathering_node is a hint. */
 	if (h->partition_readonly)
 	{
@@ -350,6 +397,16 @@ void starpu_data_unpartition_readonly_submit(starpu_data_handle_t initial_handle
 
 static void clean_plan(starpu_data_handle_t h, struct partition_plan *plan, int wait)
 {
+	/* Pieces partitioned in turn go first: their own pieces are gathered
+	 * before this plan's are (unpartition refuses otherwise). */
+	for (unsigned i = 0; i < plan->nparts; i++)
+	{
+		starpu_data_handle_t c = plan->children[i];
+		if (c->partitioned)
+			starpu_data_unpartition(c, data_view_node(c));
+		while (c->plans)
+			clean_plan(c, c->plans, wait);
+	}
 	if (h->active_plan == plan->id)
 		unpartition(h, plan->nparts, plan->children, -1, 0, "starpu_data_partition_clean");
 	os_mutex_lock(&h->lock);
@@ -363,11 +420,6 @@ static void clean_plan(starpu_data_handle_t h, struct partition_plan *plan, int 
 	for (unsigned i = 0; i < plan->nparts; i++)
 	{
 		starpu_data_handle_t c = plan->children[i];
-		/* A piece partitioned in turn goes first. */
-		if (c->partitioned)
-			starpu_data_unpartition(c, data_view_node(c));
-		while (c->plans)
-			clean_plan(c, c->plans, wait);
 		c->cleaning = 1;
 		/* Its data is in the parent (gathered above, or never
 		 * gathered on purpose): no write-back. */

@@ -84,6 +84,15 @@ static int bcsr_compare(void *x, void *y)
 	return a->nnz == b->nnz && a->nrow == b->nrow && a->r == b->r && a->c == b->c && a->elemsize == b->elemsize;
 }
 
+/* The allocation cache hands a freed replicate's whole interface to the
+ * next allocation it matches: every field that is not a buffer must be
+ * equal, firstentry included. */
+static int bcsr_alloc_compare(void *x, void *y)
+{
+	struct starpu_bcsr_interface *a = x, *b = y;
+	return bcsr_compare(x, y) && a->firstentry == b->firstentry;
+}
+
 static starpu_ssize_t bcsr_describe(void *data_interface, char *buf, size_t size)
 {
 	struct starpu_bcsr_interface *c = data_interface;
@@ -116,6 +125,7 @@ struct starpu_data_interface_ops starpu_interface_bcsr_ops = {
 	.get_size = bcsr_get_size,
 	.footprint = bcsr_footprint,
 	.compare = bcsr_compare,
+	.alloc_compare = bcsr_alloc_compare,
 	.describe = bcsr_describe,
 	.display = bcsr_display,
 	.pack_data = bcsr_pack,

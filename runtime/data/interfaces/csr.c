@@ -84,6 +84,15 @@ static int csr_compare(void *x, void *y)
 	return a->nnz == b->nnz && a->nrow == b->nrow && a->elemsize == b->elemsize;
 }
 
+/* The allocation cache hands a freed replicate's whole interface to the
+ * next allocation it matches: every field that is not a buffer must be
+ * equal, firstentry included. */
+static int csr_alloc_compare(void *x, void *y)
+{
+	struct starpu_csr_interface *a = x, *b = y;
+	return csr_compare(x, y) && a->firstentry == b->firstentry;
+}
+
 static starpu_ssize_t csr_describe(void *data_interface, char *buf, size_t size)
 {
 	struct starpu_csr_interface *c = data_interface;
@@ -116,6 +125,7 @@ struct starpu_data_interface_ops starpu_interface_csr_ops = {
 	.get_size = csr_get_size,
 	.footprint = csr_footprint,
 	.compare = csr_compare,
+	.alloc_compare = csr_alloc_compare,
 	.describe = csr_describe,
 	.display = csr_display,
 	.pack_data = csr_pack,

@@ -88,6 +88,15 @@ static int vector_compare(void *a, void *b)
 	return x->nx == y->nx && x->elemsize == y->elemsize;
 }
 
+/* The allocation cache hands a freed replicate's whole interface to the
+ * next allocation it matches: every field that is not a buffer must be
+ * equal, a piece's slice_base included. */
+static int vector_alloc_compare(void *a, void *b)
+{
+	struct starpu_vector_interface *x = a, *y = b;
+	return vector_compare(a, b) && x->slice_base == y->slice_base && x->allocsize == y->allocsize;
+}
+
 static starpu_ssize_t vector_describe(void *data_interface, char *buf, size_t size)
 {
 	struct starpu_vector_interface *v = data_interface;
@@ -146,6 +155,7 @@ struct starpu_data_interface_ops starpu_interface_vector_ops = {
 	.get_alloc_size = vector_get_alloc_size,
 	.footprint = vector_footprint,
 	.compare = vector_compare,
+	.alloc_compare = vector_alloc_compare,
 	.describe = vector_describe,
 	.display = vector_display,
 	.to_pointer = vector_to_pointer,
