@@ -11,6 +11,7 @@
 #include "core/tags.h"
 #include "core/workers.h"
 #include "data/data.h"
+#include "trace/trace.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -308,6 +309,7 @@ int starpu_task_submit(struct starpu_task *task)
 	job->sched_ctx = sched_ctx_for_submission(task);
 	task->sched_ctx = job->sched_ctx;
 	task->status = STARPU_TASK_BLOCKED;
+	trace_on_submit(job);	/* observers: submission (trace/trace.h) */
 
 	if (task->cl && (ret = data_prepare_job(job)))
 	{

@@ -5,6 +5,7 @@
 #include "data/memory.h"
 #include "core/rt.h"
 #include "drivers/driver.h"
+#include "trace/trace.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -41,7 +42,10 @@ uintptr_t mem_alloc(unsigned node, size_t size, int flags)
 		return 0;
 	uintptr_t p = mem_nodes[node].ops->malloc(node, size, flags);
 	if (p)
+	{
 		atomic_fetch_add(&mem_nodes[node].used, (ssize_t) size);
+		trace_on_mem(node, TM_ALLOC, size, p);	/* observers: allocation */
+	}
 	return p;
 }
 
@@ -51,6 +55,7 @@ void mem_free(unsigned node, uintptr_t addr, size_t size, int flags)
 		return;
 	mem_nodes[node].ops->free(node, addr, size, flags);
 	atomic_fetch_sub(&mem_nodes[node].used, (ssize_t) size);
+	trace_on_mem(node, TM_FREE, size, addr);	/* observers: free */
 }
 
 /* ------------------------------------------------------------------ */
@@ -214,7 +219,10 @@ int starpu_interface_copy(uintptr_t src, size_t src_offset, unsigned src_node,
 	const struct drv_node_ops *ops = copy_driver(src_node, dst_node);
 	if (!ops)
 		return -EINVAL;
-	return ops->copy(src, src_offset, src_node, dst, dst_offset, dst_node, size, async_data);
+	uint64_t t0 = trace_stamp();
+	int ret = ops->copy(src, src_offset, src_node, dst, dst_offset, dst_node, size, async_data);
+	trace_on_transfer(src_node, dst_node, size, t0);	/* observers: a transfer */
+	return ret;
 }
 
 int starpu_interface_copy2d(uintptr_t src, size_t src_offset, unsigned src_node,
@@ -225,14 +233,14 @@ int starpu_interface_copy2d(uintptr_t src, size_t src_offset, unsigned src_node,
 	const struct drv_node_ops *ops = copy_driver(src_node, dst_node);
 	if (!ops)
 		return -EINVAL;
+	uint64_t t0 = trace_stamp();
+	int ret = 0;
 	if (ops->copy2d)
-		return ops->copy2d(src, src_offset, src_node, dst, dst_offset, dst_node,
-				   blocksize, numblocks, ld_src, ld_dst, async_data);
-	for (size_t i = 0; i < numblocks; i++)
-	{
-		int ret = ops->copy(src, src_offset + i * ld_src, src_node, dst, dst_offset + i * ld_dst, dst_node, blocksize, NULL);
-		if (ret)
-			return ret;
-	}
-	return 0;
+		ret = ops->copy2d(src, src_offset, src_node, dst, dst_offset, dst_node,
+				  blocksize, numblocks, ld_src, ld_dst, async_data);
+	else
+		for (size_t i = 0; i < numblocks && !ret; i++)
+			ret = ops->copy(src, src_offset + i * ld_src, src_node, dst, dst_offset + i * ld_dst, dst_node, blocksize, NULL);
+	trace_on_transfer(src_node, dst_node, blocksize * numblocks, t0);	/* observers: a transfer */
+	return ret;
 }

@@ -195,6 +195,13 @@ double os_now_us(void)
 	return os_cur->now_us();
 }
 
+uint64_t os_timestamp_ns(void)
+{
+	if (os_cur->version >= 2 && os_cur->timestamp_ns)
+		return os_cur->timestamp_ns();
+	return (uint64_t) (os_cur->now_us() * 1e3);
+}
+
 void os_sleep_us(double us)
 {
 	os_cur->sleep_us(us);

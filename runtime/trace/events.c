@@ -1,0 +1,306 @@
+/* events.c — the slow paths of the hooks of trace.h: they turn what the
+ * core announces into profiling updates (profiling.c) and trace records
+ * (record.c), according to trace_flags. Runs on the thread doing the step;
+ * see trace.h for the threading rules.
+ */
+#include "trace/trace_internal.h"
+#include "core/job.h"
+#include "core/rt.h"
+#include "core/workers.h"
+#include "data/memory.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+unsigned trace_flags;
+
+/* End of each worker's last activity (absolute ns), the start of its next
+ * look for work. Written only by the worker's own thread. */
+static uint64_t worker_last[STARPU_NMAXWORKERS];
+
+static unsigned flags_now(void)
+{
+	return __atomic_load_n(&trace_flags, __ATOMIC_RELAXED);
+}
+
+static void to_timespec(uint64_t ns, struct timespec *ts)
+{
+	ts->tv_sec = (time_t) (ns / 1000000000ULL);
+	ts->tv_nsec = (long) (ns % 1000000000ULL);
+}
+
+void trace_submit_slow(struct job *job)
+{
+	struct starpu_task *task = job->task;
+	memset(&job->tt, 0, sizeof(job->tt));
+	job->tt.submit = os_timestamp_ns();
+	if (!(flags_now() & TRACE_PROFILING))
+		return;
+	if (!task->profiling_info)
+	{
+		/* As in StarPU: the runtime provides the record when the
+		 * application did not; it lives as long as the task's job
+		 * (freed by trace_on_job_fini). */
+		task->profiling_info = calloc(1, sizeof(*task->profiling_info));
+		if (!task->profiling_info)
+			return;
+		job->owns_profiling_info = 1;
+	}
+	struct starpu_profiling_task_info *pi = task->profiling_info;
+	memset(pi, 0, sizeof(*pi));
+	to_timespec(job->tt.submit, &pi->submit_time);
+	pi->workerid = -1;
+}
+
+void trace_job_fini_slow(struct job *job)
+{
+	if (job->task)
+	{
+		free(job->task->profiling_info);
+		job->task->profiling_info = NULL;
+	}
+	job->owns_profiling_info = 0;
+}
+
+void trace_dep_slow(struct job *pred, struct job *succ, int end_dep)
+{
+	if (!(flags_now() & TRACE_RECORDING) || pred->kind != JOB_TASK || succ->kind != JOB_TASK)
+		return;
+	struct trace_buf *b = rec_buf_self();
+	if (b)
+		tb_dep(b, pred->id, succ->id, end_dep ? TDF_END_DEP : 0);
+}
+
+void trace_tag_dep_slow(starpu_tag_t tag, starpu_tag_t dep)
+{
+	if (!(flags_now() & TRACE_RECORDING))
+		return;
+	struct trace_buf *b = rec_buf_self();
+	if (b)
+		tb_tag_dep(b, tag, dep);
+}
+
+void trace_pop_slow(struct worker *w, struct job *job)
+{
+	uint64_t now = os_timestamp_ns();
+	uint64_t last = worker_last[w->id];
+	job->tt.pop_end = now;
+	job->tt.pop_start = last && last <= now ? last : now;
+}
+
+/* A footprint of the task's data layout: the buffer sizes, in task order
+ * of the distinct handles. (The performance models will define the
+ * footprint the schedulers use; this one only groups similar tasks.) */
+static uint32_t sizes_footprint(struct job *job, uint64_t *bytes)
+{
+	uint32_t h = 0x811c9dc5u;
+	uint64_t total = 0;
+	for (unsigned i = 0; i < job->nbuffers; i++)
+	{
+		size_t sz = starpu_data_get_size(job->buffers[i].handle);
+		total += sz;
+		for (unsigned k = 0; k < sizeof(sz); k++)
+			h = (h ^ (uint32_t) ((sz >> (8 * k)) & 0xff)) * 16777619u;
+	}
+	*bytes = total;
+	return h;
+}
+
+static void fill_task_record(struct trace_buf *b, struct job *job, struct trace_rec_task *r)
+{
+	struct starpu_task *task = job->task;
+	memset(r, 0, sizeof(*r));
+	r->job = job->id;
+	if (task->use_tag)
+	{
+		r->tag = task->tag_id;
+		r->flags |= TTF_HAS_TAG;
+	}
+	r->submit = rec_rel(job->tt.submit);
+	r->push = rec_rel(job->tt.push);
+	r->name_sid = tb_string(b, starpu_task_get_name(task));
+	r->codelet_sid = tb_string(b, trace_codelet_name(task));
+	r->worker = -1;
+	r->priority = task->priority;
+	r->flops = task->flops;
+	r->nbuffers = job->nbuffers;
+	r->sched_ctx = job->sched_ctx;
+	if (task->cl)
+		r->footprint = sizes_footprint(job, &r->data_bytes);
+}
+
+void trace_exec_end_slow(struct worker *w, struct job *job, int failed)
+{
+	uint64_t end = os_timestamp_ns();
+	unsigned f = flags_now();
+	struct starpu_task *task = job->task;
+	uint64_t start = job->tt.exec_start ? job->tt.exec_start : end;
+	worker_last[w->id] = end;
+
+	if (f & TRACE_PROFILING)
+	{
+		if (!failed)
+			prof_exec(w, job, start, end);
+		struct starpu_profiling_task_info *pi = task->profiling_info;
+		if (pi)
+		{
+			to_timespec(job->tt.push, &pi->push_start_time);
+			to_timespec(job->tt.push, &pi->push_end_time);
+			to_timespec(job->tt.pop_start, &pi->pop_start_time);
+			to_timespec(job->tt.pop_end, &pi->pop_end_time);
+			to_timespec(job->tt.pop_end, &pi->acquire_data_start_time);
+			to_timespec(start, &pi->acquire_data_end_time);
+			to_timespec(start, &pi->start_time);
+			to_timespec(end, &pi->end_time);
+			pi->workerid = w->id;
+		}
+	}
+	if (f & TRACE_RECORDING)
+	{
+		struct trace_buf *b = rec_buf_worker(w);
+		if (!b)
+			return;
+		struct trace_rec_task r;
+		fill_task_record(b, job, &r);
+		r.pop_start = rec_rel(job->tt.pop_start);
+		r.pop_end = rec_rel(job->tt.pop_end);
+		r.exec_start = rec_rel(start);
+		r.exec_end = rec_rel(end);
+		r.worker = w->id;
+		r.node = w->memory_node;
+		r.impl = job->nimpl;
+		r.flags |= TTF_EXECUTED | (failed ? TTF_FAILED : 0);
+		tb_task(b, &r);
+	}
+}
+
+void trace_terminate_slow(struct job *job)
+{
+	uint64_t end = os_timestamp_ns();
+	unsigned f = flags_now();
+	struct starpu_task *task = job->task;
+	int self = rec_self_worker();
+	if (self >= 0 && self < STARPU_NMAXWORKERS)
+		worker_last[self] = end;
+
+	if (f & TRACE_PROFILING)
+	{
+		struct starpu_profiling_task_info *pi = task->profiling_info;
+		if (pi)
+		{
+			if (!job->worker)
+			{
+				/* Nothing executed: the task ends where it became ready. */
+				uint64_t t = job->tt.push ? job->tt.push : end;
+				to_timespec(t, &pi->push_start_time);
+				to_timespec(t, &pi->push_end_time);
+				to_timespec(end, &pi->start_time);
+				to_timespec(end, &pi->end_time);
+			}
+			pi->release_data_start_time = pi->end_time;
+			if (job->tt.cb_start)
+			{
+				to_timespec(job->tt.cb_start, &pi->release_data_end_time);
+				to_timespec(job->tt.cb_start, &pi->callback_start_time);
+				to_timespec(job->tt.cb_end, &pi->callback_end_time);
+			}
+			else
+				to_timespec(end, &pi->release_data_end_time);
+		}
+	}
+	if (f & TRACE_RECORDING)
+	{
+		struct trace_buf *b = rec_buf_self();
+		if (!b)
+			return;
+		if (job->worker)
+		{
+			tb_task_end(b, job->id, rec_rel(job->tt.cb_start), rec_rel(job->tt.cb_end), rec_rel(end), self);
+			return;
+		}
+		struct trace_rec_task r;
+		fill_task_record(b, job, &r);
+		r.end = rec_rel(end);
+		r.flags |= TTF_NOOP;
+		if (job->tt.cb_start)
+		{
+			r.cb_start = rec_rel(job->tt.cb_start);
+			r.cb_end = rec_rel(job->tt.cb_end);
+			r.flags |= TTF_CALLBACK;
+		}
+		tb_task(b, &r);
+	}
+}
+
+void trace_idle_slow(struct worker *w, uint64_t start)
+{
+	uint64_t end = os_timestamp_ns();
+	unsigned f = flags_now();
+	worker_last[w->id] = end;
+	if (end < start)
+		return;
+	if (f & TRACE_PROFILING)
+		prof_idle(w, end - start);
+	if (f & TRACE_RECORDING)
+	{
+		struct trace_buf *b = rec_buf_worker(w);
+		if (b)
+			tb_state(b, w->id, TS_IDLE, rec_rel(start), rec_rel(end), 0);
+	}
+}
+
+void trace_sleep_slow(struct worker *w, uint64_t start)
+{
+	if (!(flags_now() & TRACE_RECORDING))
+		return;
+	uint64_t end = os_timestamp_ns();
+	struct trace_buf *b = rec_buf_worker(w);
+	if (b && end >= start)
+		tb_state(b, w->id, TS_SLEEP, rec_rel(start), rec_rel(end), 0);
+}
+
+void trace_transfer_slow(unsigned src, unsigned dst, size_t bytes, uint64_t start)
+{
+	uint64_t end = os_timestamp_ns();
+	unsigned f = flags_now();
+	if (f & TRACE_PROFILING)
+		prof_transfer(src, dst, bytes);
+	if (f & TRACE_RECORDING)
+	{
+		struct trace_buf *b = rec_buf_self();
+		if (b)
+			tb_transfer(b, src, dst, bytes, rec_rel(start), rec_rel(end), 0, rec_self_worker());
+	}
+}
+
+void trace_mem_slow(unsigned node, int op, size_t bytes, uintptr_t addr)
+{
+	unsigned f = flags_now();
+	if (f & TRACE_PROFILING)
+		prof_mem(node, op, bytes);
+	if ((f & TRACE_RECORDING) && rt_is_up())
+	{
+		struct trace_buf *b = rec_buf_self();
+		if (b)
+			tb_mem(b, node, (uint32_t) op, bytes, rec_rel(os_timestamp_ns()), addr);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+
+void trace_init(void)
+{
+	memset(worker_last, 0, sizeof(worker_last));
+	prof_session_start();
+	rec_session_start();
+	trace_flags_update();
+}
+
+void trace_shutdown(void)
+{
+	/* The trace first: its end record says the run ended cleanly, and a
+	 * report printed afterwards cannot lose it. */
+	rec_session_end();
+	trace_flags_update();
+	prof_session_end();
+}
