@@ -14,9 +14,19 @@
 
 unsigned trace_flags;
 
-/* End of each worker's last activity (absolute ns), the start of its next
- * look for work. Written only by the worker's own thread. */
-static uint64_t worker_last[STARPU_NMAXWORKERS];
+/* Per worker, written only by the worker's own thread: the end of its
+ * last activity (the start of its next look for work), and the record of
+ * the task it executed last, kept until the task terminates when that
+ * happens right away on this thread (the usual case): one record per task.
+ * Each on its own cache lines. */
+struct worker_obs
+{
+	uint64_t last;
+	struct job *pending;		/* job of rec, or NULL */
+	struct trace_rec_task rec;
+} __attribute__((aligned(64)));
+
+static struct worker_obs wobs[STARPU_NMAXWORKERS];
 
 static unsigned flags_now(void)
 {
@@ -83,7 +93,7 @@ void trace_tag_dep_slow(starpu_tag_t tag, starpu_tag_t dep)
 void trace_pop_slow(struct worker *w, struct job *job)
 {
 	uint64_t now = os_timestamp_ns();
-	uint64_t last = worker_last[w->id];
+	uint64_t last = wobs[w->id].last;
 	job->tt.pop_end = now;
 	job->tt.pop_start = last && last <= now ? last : now;
 }
@@ -106,10 +116,10 @@ static uint32_t sizes_footprint(struct job *job, uint64_t *bytes)
 	return h;
 }
 
+/* Fills r, but for the execution fields. */
 static void fill_task_record(struct trace_buf *b, struct job *job, struct trace_rec_task *r)
 {
 	struct starpu_task *task = job->task;
-	memset(r, 0, sizeof(*r));
 	r->job = job->id;
 	if (task->use_tag)
 	{
@@ -118,15 +128,22 @@ static void fill_task_record(struct trace_buf *b, struct job *job, struct trace_
 	}
 	r->submit = rec_rel(job->tt.submit);
 	r->push = rec_rel(job->tt.push);
-	r->name_sid = tb_string(b, starpu_task_get_name(task));
-	r->codelet_sid = tb_string(b, trace_codelet_name(task));
+	const char *name = starpu_task_get_name(task), *cname = trace_codelet_name(task);
+	r->codelet_sid = tb_string(b, cname);
+	r->name_sid = name == cname ? r->codelet_sid : tb_string(b, name);
 	r->worker = -1;
 	r->priority = task->priority;
 	r->flops = task->flops;
-	r->nbuffers = job->nbuffers;
-	r->sched_ctx = job->sched_ctx;
-	if (task->cl)
+	r->nbuffers = (uint16_t) job->nbuffers;
+	r->sched_ctx = (uint8_t) job->sched_ctx;
+	if (task->cl && job->nbuffers)
 		r->footprint = sizes_footprint(job, &r->data_bytes);
+}
+
+static void emit_pending(struct trace_buf *b, struct worker_obs *o)
+{
+	memcpy(tb_task_reserve(b), &o->rec, sizeof(o->rec));
+	o->pending = NULL;
 }
 
 void trace_exec_end_slow(struct worker *w, struct job *job, int failed)
@@ -135,7 +152,8 @@ void trace_exec_end_slow(struct worker *w, struct job *job, int failed)
 	unsigned f = flags_now();
 	struct starpu_task *task = job->task;
 	uint64_t start = job->tt.exec_start ? job->tt.exec_start : end;
-	worker_last[w->id] = end;
+	struct worker_obs *o = &wobs[w->id];
+	o->last = end;
 
 	if (f & TRACE_PROFILING)
 	{
@@ -160,17 +178,27 @@ void trace_exec_end_slow(struct worker *w, struct job *job, int failed)
 		struct trace_buf *b = rec_buf_worker(w);
 		if (!b)
 			return;
-		struct trace_rec_task r;
-		fill_task_record(b, job, &r);
-		r.pop_start = rec_rel(job->tt.pop_start);
-		r.pop_end = rec_rel(job->tt.pop_end);
-		r.exec_start = rec_rel(start);
-		r.exec_end = rec_rel(end);
-		r.worker = w->id;
-		r.node = w->memory_node;
-		r.impl = job->nimpl;
-		r.flags |= TTF_EXECUTED | (failed ? TTF_FAILED : 0);
-		tb_task(b, &r);
+		if (o->pending)
+			emit_pending(b, o);	/* its termination went elsewhere */
+		struct trace_rec_task *r = &o->rec;
+		memset(r, 0, sizeof(*r));
+		r->h.type = TR_TASK;
+		r->h.size = sizeof(*r);
+		fill_task_record(b, job, r);
+		r->pop_start = rec_rel(job->tt.pop_start);
+		r->pop_end = rec_rel(job->tt.pop_end);
+		r->exec_start = rec_rel(start);
+		r->exec_end = rec_rel(end);
+		r->worker = w->id;
+		r->node = (uint8_t) w->memory_node;
+		r->impl = (uint8_t) job->nimpl;
+		r->flags |= TTF_EXECUTED | (failed ? TTF_FAILED : 0);
+		/* With no end dependency left, this thread terminates the task
+		 * as soon as we return: the record waits for it. */
+		if (atomic_load_explicit(&job->term_calls, memory_order_relaxed) == 1)
+			o->pending = job;
+		else
+			emit_pending(b, o);
 	}
 }
 
@@ -179,9 +207,11 @@ void trace_terminate_slow(struct job *job)
 	uint64_t end = os_timestamp_ns();
 	unsigned f = flags_now();
 	struct starpu_task *task = job->task;
-	int self = rec_self_worker();
-	if (self >= 0 && self < STARPU_NMAXWORKERS)
-		worker_last[self] = end;
+	struct rt_thread *t = rt_thread();
+	int self = t->worker ? t->worker->id : -1;
+	struct worker_obs *o = self >= 0 ? &wobs[self] : NULL;
+	if (o)
+		o->last = end;
 
 	if (f & TRACE_PROFILING)
 	{
@@ -191,9 +221,9 @@ void trace_terminate_slow(struct job *job)
 			if (!job->worker)
 			{
 				/* Nothing executed: the task ends where it became ready. */
-				uint64_t t = job->tt.push ? job->tt.push : end;
-				to_timespec(t, &pi->push_start_time);
-				to_timespec(t, &pi->push_end_time);
+				uint64_t at = job->tt.push ? job->tt.push : end;
+				to_timespec(at, &pi->push_start_time);
+				to_timespec(at, &pi->push_end_time);
 				to_timespec(end, &pi->start_time);
 				to_timespec(end, &pi->end_time);
 			}
@@ -208,27 +238,27 @@ void trace_terminate_slow(struct job *job)
 				to_timespec(end, &pi->release_data_end_time);
 		}
 	}
-	if (f & TRACE_RECORDING)
+	if (!(f & TRACE_RECORDING))
+		return;
+	struct trace_buf *b = rec_buf_self();
+	if (!b)
+		return;
+	if (job->tt.cb_start)
+		tb_state(b, self, TS_CALLBACK, rec_rel(job->tt.cb_start), rec_rel(job->tt.cb_end), job->id);
+	if (o && o->pending == job)
 	{
-		struct trace_buf *b = rec_buf_self();
-		if (!b)
-			return;
-		if (job->worker)
-		{
-			tb_task_end(b, job->id, rec_rel(job->tt.cb_start), rec_rel(job->tt.cb_end), rec_rel(end), self);
-			return;
-		}
-		struct trace_rec_task r;
-		fill_task_record(b, job, &r);
-		r.end = rec_rel(end);
-		r.flags |= TTF_NOOP;
-		if (job->tt.cb_start)
-		{
-			r.cb_start = rec_rel(job->tt.cb_start);
-			r.cb_end = rec_rel(job->tt.cb_end);
-			r.flags |= TTF_CALLBACK;
-		}
-		tb_task(b, &r);
+		o->rec.end = rec_rel(end);
+		o->rec.flags |= TTF_ENDED;
+		emit_pending(b, o);
+	}
+	else if (job->worker)
+		tb_task_end(b, job->id, rec_rel(end), self);
+	else
+	{
+		struct trace_rec_task *r = tb_task_reserve(b);
+		fill_task_record(b, job, r);
+		r->end = rec_rel(end);
+		r->flags |= TTF_NOOP | TTF_ENDED;
 	}
 }
 
@@ -236,7 +266,7 @@ void trace_idle_slow(struct worker *w, uint64_t start)
 {
 	uint64_t end = os_timestamp_ns();
 	unsigned f = flags_now();
-	worker_last[w->id] = end;
+	wobs[w->id].last = end;
 	if (end < start)
 		return;
 	if (f & TRACE_PROFILING)
@@ -290,7 +320,7 @@ void trace_mem_slow(unsigned node, int op, size_t bytes, uintptr_t addr)
 
 void trace_init(void)
 {
-	memset(worker_last, 0, sizeof(worker_last));
+	memset(wobs, 0, sizeof(wobs));
 	prof_session_start();
 	rec_session_start();
 	trace_flags_update();
@@ -298,6 +328,14 @@ void trace_init(void)
 
 void trace_shutdown(void)
 {
+	/* Records still waiting for a termination that will not come now. */
+	for (unsigned i = 0; i < rt.nworkers && i < STARPU_NMAXWORKERS; i++)
+	{
+		struct trace_buf *b = wobs[i].pending ? rec_buf_worker(&rt.workers[i]) : NULL;
+		if (b)
+			emit_pending(b, &wobs[i]);
+		wobs[i].pending = NULL;
+	}
 	/* The trace first: its end record says the run ended cleanly, and a
 	 * report printed afterwards cannot lose it. */
 	rec_session_end();

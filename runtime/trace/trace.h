@@ -124,8 +124,9 @@ static inline void trace_on_pop(struct worker *w, struct job *job)
 /* Input data is ready on w's node; the kernel starts. */
 static inline void trace_on_exec_start(struct job *job)
 {
+	/* Without data there was nothing to fetch: no second stamp. */
 	if (trace_on())
-		job->tt.exec_start = os_timestamp_ns();
+		job->tt.exec_start = job->nbuffers ? os_timestamp_ns() : job->tt.pop_end;
 }
 
 /* The kernel returned (failed: it did not run, or the driver failed). */

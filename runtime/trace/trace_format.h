@@ -53,7 +53,7 @@ enum trace_rec_type
 	TR_STRING = 2,		/* struct trace_rec_string + text */
 	TR_NODE = 3,		/* struct trace_rec_node: a memory node */
 	TR_WORKER = 4,		/* struct trace_rec_worker */
-	TR_TASK = 5,		/* struct trace_rec_task: a task, at the end of its execution */
+	TR_TASK = 5,		/* struct trace_rec_task: a task */
 	TR_DEP = 6,		/* struct trace_rec_dep: job succ waits for job pred */
 	TR_TAG_DEP = 7,		/* struct trace_rec_tag_dep: tag waits for tag dep */
 	TR_STATE = 8,		/* struct trace_rec_state: a worker state span */
@@ -61,7 +61,7 @@ enum trace_rec_type
 	TR_MEM = 10,		/* struct trace_rec_mem: allocation, free, eviction */
 	TR_USER = 11,		/* struct trace_rec_user: starpu_fxt_trace_user_event* */
 	TR_END = 12,		/* struct trace_rec_end: the run ended cleanly (last) */
-	TR_TASK_END = 13,	/* struct trace_rec_task_end: an executed task terminated */
+	TR_TASK_END = 13,	/* struct trace_rec_task_end: termination of a task recorded earlier */
 	TR_NTYPES
 };
 
@@ -114,15 +114,15 @@ struct trace_rec_worker
 /* Task flags. */
 #define TTF_HAS_TAG 0x1u	/* tag is valid */
 #define TTF_EXECUTED 0x2u	/* ran on worker: pop/exec times valid */
-#define TTF_CALLBACK 0x4u	/* cb_start/cb_end valid */
 #define TTF_NOOP 0x8u		/* no codelet (a synchronisation point) */
 #define TTF_FAILED 0x10u	/* its data could not be fetched, or the driver failed */
+#define TTF_ENDED 0x20u		/* end is valid */
 
-/* A task is recorded when its execution ends, by the worker that ran it
- * (its data handles are still valid then), and its termination (callback,
- * release of its dependents) by a TR_TASK_END that follows. A task with
- * nothing to execute (TTF_NOOP) is recorded once, at termination, with end
- * set and no TR_TASK_END. */
+/* One task. Usually written once, when the task terminates, by the worker
+ * that ran it, with everything in it. When the task terminates elsewhere
+ * (end dependencies), the worker writes it at the end of the execution
+ * (without TTF_ENDED) and the terminating thread adds a TR_TASK_END. A
+ * task's callback is a TS_CALLBACK state. */
 struct trace_rec_task
 {
 	struct trace_rec_hdr h;
@@ -131,12 +131,10 @@ struct trace_rec_task
 	uint64_t submit;
 	uint64_t push;			/* handed to the scheduler (dependencies met, data granted) */
 	uint64_t pop_start;		/* the worker started looking for work */
-	uint64_t pop_end;		/* the worker got this task */
+	uint64_t pop_end;		/* the worker got this task; input fetch starts */
 	uint64_t exec_start;		/* input data ready, kernel starts */
 	uint64_t exec_end;
-	uint64_t cb_start;
-	uint64_t cb_end;
-	uint64_t end;			/* terminated (TTF_NOOP only; else see TR_TASK_END) */
+	uint64_t end;			/* terminated: data released, callback done, dependents released */
 	uint64_t data_bytes;		/* total size of its buffers */
 	double flops;			/* task->flops */
 	uint32_t name_sid;		/* starpu_task_get_name() */
@@ -145,19 +143,18 @@ struct trace_rec_task
 	int32_t priority;
 	uint32_t footprint;		/* of the buffer sizes */
 	uint32_t flags;			/* TTF_* */
-	uint32_t nbuffers;
-	uint32_t node;			/* memory node it ran on */
-	uint32_t sched_ctx;
-	uint32_t impl;
+	uint16_t nbuffers;
+	uint8_t node;			/* memory node it ran on */
+	uint8_t sched_ctx;
+	uint8_t impl;
+	uint8_t pad[3];
 };
 
 struct trace_rec_task_end
 {
 	struct trace_rec_hdr h;
 	uint64_t job;
-	uint64_t cb_start;		/* both 0 when there was no callback */
-	uint64_t cb_end;
-	uint64_t end;			/* data released, callback done, dependents released */
+	uint64_t end;
 	int32_t worker;			/* thread that terminated it; -1 for the application */
 	uint32_t pad;
 };

@@ -10,6 +10,16 @@
 
 #define MIN_BUF 4096
 
+_Static_assert(sizeof(struct trace_file_header) == 32, "trace header layout");
+_Static_assert(sizeof(struct trace_rec_task) == 128, "TR_TASK layout");
+_Static_assert(sizeof(struct trace_rec_task) % 8 == 0 && sizeof(struct trace_rec_task_end) % 8 == 0 &&
+	       sizeof(struct trace_rec_run) % 8 == 0 && sizeof(struct trace_rec_string) % 8 == 0 &&
+	       sizeof(struct trace_rec_node) % 8 == 0 && sizeof(struct trace_rec_worker) % 8 == 0 &&
+	       sizeof(struct trace_rec_dep) % 8 == 0 && sizeof(struct trace_rec_tag_dep) % 8 == 0 &&
+	       sizeof(struct trace_rec_state) % 8 == 0 && sizeof(struct trace_rec_transfer) % 8 == 0 &&
+	       sizeof(struct trace_rec_mem) % 8 == 0 && sizeof(struct trace_rec_user) % 8 == 0 &&
+	       sizeof(struct trace_rec_end) % 8 == 0, "trace records are multiples of 8 bytes");
+
 /* Writes len bytes; marks the writer failed on error. Caller holds lock.
  * Returns 0 or the errno value. */
 static int write_locked(struct trace_writer *w, const void *p, size_t len)
@@ -350,12 +360,16 @@ void tb_task(struct trace_buf *b, const struct trace_rec_task *r)
 	b->ntasks++;
 }
 
-void tb_task_end(struct trace_buf *b, uint64_t job, uint64_t cb_start, uint64_t cb_end, uint64_t end, int32_t worker)
+struct trace_rec_task *tb_task_reserve(struct trace_buf *b)
+{
+	b->ntasks++;
+	return RESERVE(b, struct trace_rec_task, TR_TASK);
+}
+
+void tb_task_end(struct trace_buf *b, uint64_t job, uint64_t end, int32_t worker)
 {
 	struct trace_rec_task_end *p = RESERVE(b, struct trace_rec_task_end, TR_TASK_END);
 	p->job = job;
-	p->cb_start = cb_start;
-	p->cb_end = cb_end;
 	p->end = end;
 	p->worker = worker;
 }

@@ -108,7 +108,9 @@ void tb_run(struct trace_buf *b, const struct trace_rec_run *r);
 void tb_node(struct trace_buf *b, uint32_t node, uint32_t kind, const char *name);
 void tb_worker(struct trace_buf *b, int32_t id, uint32_t arch, uint32_t node, const char *name, int32_t bindid);
 void tb_task(struct trace_buf *b, const struct trace_rec_task *r);
-void tb_task_end(struct trace_buf *b, uint64_t job, uint64_t cb_start, uint64_t cb_end, uint64_t end, int32_t worker);
+/* Room for a task record, to fill in place (cheaper than tb_task). */
+struct trace_rec_task *tb_task_reserve(struct trace_buf *b);
+void tb_task_end(struct trace_buf *b, uint64_t job, uint64_t end, int32_t worker);
 void tb_dep(struct trace_buf *b, uint64_t pred, uint64_t succ, uint32_t flags);
 void tb_tag_dep(struct trace_buf *b, uint64_t tag, uint64_t dep);
 void tb_state(struct trace_buf *b, int32_t worker, uint32_t state, uint64_t start, uint64_t end, uint64_t job);
