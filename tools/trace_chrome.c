@@ -96,7 +96,8 @@ int trace_export_chrome(const struct trace *t, FILE *f)
 	jstr(f, t->host ? t->host : "");
 	fputs(",\"policy\":", f);
 	jstr(f, t->policy ? t->policy : "");
-	fprintf(f, ",\"clock\":\"%s\",\"complete\":%s},\n\"traceEvents\":[", t->flags & TRACE_FILE_SIMULATED ? "simulated" : "real",
+	fprintf(f, ",\"clock\":\"%s\",\"complete\":%s},\n\"traceEvents\":[",
+		t->flags & TRACE_FILE_SIMULATED ? "simulated" : t->flags & TRACE_FILE_SYNTHETIC ? "synthetic" : "real",
 		t->complete ? "true" : "false");
 
 	meta(&o, "process_name", PID_WORKERS, -1, "Workers");

@@ -221,7 +221,8 @@ int trace_print_stats(const struct trace *t, FILE *f)
 	fprintf(f, "Trace: %s\n", t->path);
 	fprintf(f, "  program %s on %s, scheduler %s, %u workers, %s time%s\n", t->program ? t->program : "?",
 		t->host ? t->host : "?", t->policy ? t->policy : "?", t->nworkers,
-		t->flags & TRACE_FILE_SIMULATED ? "simulated" : "real", t->complete ? "" : " (INCOMPLETE)");
+		t->flags & TRACE_FILE_SIMULATED ? "simulated" : t->flags & TRACE_FILE_SYNTHETIC ? "synthetic" : "real",
+		t->complete ? "" : " (INCOMPLETE)");
 	if (!t->complete)
 		fprintf(f, "  incomplete: %s\n", t->stop_reason);
 	fprintf(f, "  makespan %.3f ms (first submission to last termination), execution window %.3f ms\n",

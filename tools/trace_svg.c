@@ -226,7 +226,8 @@ int trace_export_svg(const struct trace *t, FILE *f)
 	fputs("</text>\n<text x=\"10\" y=\"38\" fill=\"#444\">", f);
 	fprintf(f, "%u tasks on %u workers, scheduler ", t->ntasks, t->nworkers);
 	xml(f, t->policy ? t->policy : "?");
-	fprintf(f, ", %s time, makespan %.3f ms%s</text>\n", t->flags & TRACE_FILE_SIMULATED ? "simulated" : "real",
+	fprintf(f, ", %s time, makespan %.3f ms%s</text>\n",
+		t->flags & TRACE_FILE_SIMULATED ? "simulated" : t->flags & TRACE_FILE_SYNTHETIC ? "synthetic" : "real",
 		(double) (last - first) / 1e6, t->complete ? "" : " (incomplete trace)");
 
 	/* Time axis. */

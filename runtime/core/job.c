@@ -84,6 +84,9 @@ void job_reset(struct job *job)
 
 int job_add_succ(struct job *pred, struct job *job, int end_dep)
 {
+	/* Observers: a DAG edge, even when pred is already done (the
+	 * dependency is part of the graph whether or not it made job wait). */
+	trace_on_dep(pred, job, end_dep);
 	os_mutex_t *lock = job_lock(pred);
 	os_mutex_lock(lock);
 	if (pred->released)
@@ -111,7 +114,6 @@ int job_add_succ(struct job *pred, struct job *job, int end_dep)
 	pred->succ[pred->nsucc].end_dep = (unsigned char) end_dep;
 	pred->nsucc++;
 	os_mutex_unlock(lock);
-	trace_on_dep(pred, job, end_dep);	/* observers: a DAG edge */
 	return 1;
 }
 

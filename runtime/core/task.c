@@ -557,7 +557,11 @@ struct starpu_task *starpu_task_dup(struct starpu_task *task)
 	if (!t)
 		return NULL;
 	*t = *task;
-	/* The copy gets a fresh job of its own. */
+	/* The copy gets a fresh job of its own, and no profiling record the
+	 * runtime allocated for the original (freed with it). */
+	struct job *orig = job_of(task);
+	if (orig && orig->owns_profiling_info)
+		t->profiling_info = NULL;
 	t->starpu_private = NULL;
 	job_get(t)->created = 1;
 	t->destroy = 1;

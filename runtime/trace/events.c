@@ -28,6 +28,20 @@ struct worker_obs
 
 static struct worker_obs wobs[STARPU_NMAXWORKERS];
 
+/* Dependencies declared before their tasks were submitted (job ids are
+ * given at submission): kept until both ends have an id. pending_lock is
+ * a leaf lock; the list is short-lived and only used on that path. */
+struct pending_dep
+{
+	struct job *pred, *succ;
+	uint32_t flags;
+};
+
+static os_mutex_t pending_lock = OS_MUTEX_INITIALIZER;
+static struct pending_dep *pending;	/* owned; freed at shutdown */
+static unsigned npending, cappending;
+static _Atomic unsigned pending_count;
+
 static unsigned flags_now(void)
 {
 	return __atomic_load_n(&trace_flags, __ATOMIC_RELAXED);
@@ -39,11 +53,34 @@ static void to_timespec(uint64_t ns, struct timespec *ts)
 	ts->tv_nsec = (long) (ns % 1000000000ULL);
 }
 
+/* Emits the pending dependencies job completes (it just got its id). */
+static void resolve_pending(struct job *job)
+{
+	struct trace_buf *b = rec_buf_self();
+	os_mutex_lock(&pending_lock);
+	for (unsigned i = 0; i < npending;)
+	{
+		struct pending_dep *d = &pending[i];
+		if ((d->pred == job || d->succ == job) && d->pred->id && d->succ->id)
+		{
+			if (b)
+				tb_dep(b, d->pred->id, d->succ->id, d->flags);
+			*d = pending[--npending];
+			atomic_fetch_sub(&pending_count, 1);
+		}
+		else
+			i++;
+	}
+	os_mutex_unlock(&pending_lock);
+}
+
 void trace_submit_slow(struct job *job)
 {
 	struct starpu_task *task = job->task;
 	memset(&job->tt, 0, sizeof(job->tt));
 	job->tt.submit = os_timestamp_ns();
+	if (atomic_load_explicit(&pending_count, memory_order_relaxed) && (flags_now() & TRACE_RECORDING))
+		resolve_pending(job);
 	if (!(flags_now() & TRACE_PROFILING))
 		return;
 	if (!task->profiling_info)
@@ -76,9 +113,31 @@ void trace_dep_slow(struct job *pred, struct job *succ, int end_dep)
 {
 	if (!(flags_now() & TRACE_RECORDING) || pred->kind != JOB_TASK || succ->kind != JOB_TASK)
 		return;
+	uint32_t flags = end_dep ? TDF_END_DEP : 0;
+	if (!pred->id || !succ->id)
+	{
+		/* Declared before submission: emitted once both have ids. */
+		os_mutex_lock(&pending_lock);
+		if (npending == cappending)
+		{
+			unsigned cap = cappending ? cappending * 2 : 64;
+			struct pending_dep *p = realloc(pending, cap * sizeof(*p));
+			if (!p)
+			{
+				os_mutex_unlock(&pending_lock);
+				return;
+			}
+			pending = p;
+			cappending = cap;
+		}
+		pending[npending++] = (struct pending_dep) { pred, succ, flags };
+		atomic_fetch_add(&pending_count, 1);
+		os_mutex_unlock(&pending_lock);
+		return;
+	}
 	struct trace_buf *b = rec_buf_self();
 	if (b)
-		tb_dep(b, pred->id, succ->id, end_dep ? TDF_END_DEP : 0);
+		tb_dep(b, pred->id, succ->id, flags);
 }
 
 void trace_tag_dep_slow(starpu_tag_t tag, starpu_tag_t dep)
@@ -341,4 +400,11 @@ void trace_shutdown(void)
 	rec_session_end();
 	trace_flags_update();
 	prof_session_end();
+	/* Dependencies whose tasks were never submitted. */
+	os_mutex_lock(&pending_lock);
+	free(pending);
+	pending = NULL;
+	npending = cappending = 0;
+	atomic_store(&pending_count, 0);
+	os_mutex_unlock(&pending_lock);
 }
