@@ -202,7 +202,7 @@ void rec_session_end(void)
 		}
 		return;
 	}
-	rt_info("trace written to %s (%llu tasks, %llu records); see `vela trace export --help`",
+	rt_info("trace written to %s (%llu tasks, %llu records); see `vela trace --help`",
 		rec_path, (unsigned long long) w->ntasks, (unsigned long long) w->nrecords);
 }
 
