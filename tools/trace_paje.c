@@ -249,7 +249,8 @@ int trace_export_paje(const struct trace *t, FILE *f)
 		free(l.v);
 		return -ENOMEM;
 	}
-	qsort(l.v, l.n, sizeof(*l.v), cmp_line);
+	if (l.n > 1)
+		qsort(l.v, l.n, sizeof(*l.v), cmp_line);
 	for (unsigned long i = 0; i < l.n; i++)
 	{
 		fputs(l.v[i].text, f);

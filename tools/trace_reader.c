@@ -33,6 +33,13 @@ struct raw_end
 	uint64_t job, end;
 };
 
+/* qsort, which may not be given a NULL array even when empty. */
+static void sort_n(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
 static void set_err(char *err, size_t len, const char *fmt, ...)
 {
 	if (!err || !len)
@@ -472,7 +479,7 @@ int trace_load(const char *path, struct trace *t, char *err, size_t errlen)
 		if (!t->workers[i].name)
 			t->workers[i].name = "(unnamed worker)";
 	}
-	qsort(t->workers, t->nworkers, sizeof(*t->workers), cmp_worker);
+	sort_n(t->workers, t->nworkers, sizeof(*t->workers), cmp_worker);
 	for (unsigned i = 0; i < t->nusers; i++)
 		t->users[i].str = str_of(t, (uint32_t) (uintptr_t) t->users[i].str);
 	for (unsigned i = 0; i < t->ntasks; i++)
@@ -488,7 +495,7 @@ int trace_load(const char *path, struct trace *t, char *err, size_t errlen)
 
 	/* Tasks by job id; a task recorded twice (a regenerated task) keeps
 	 * its last record. */
-	qsort(t->tasks, t->ntasks, sizeof(*t->tasks), cmp_task);
+	sort_n(t->tasks, t->ntasks, sizeof(*t->tasks), cmp_task);
 	unsigned m = 0;
 	for (unsigned i = 0; i < t->ntasks; i++)
 	{
@@ -523,7 +530,7 @@ int trace_load(const char *path, struct trace *t, char *err, size_t errlen)
 		for (unsigned i = 0; i < t->ntasks; i++)
 			order[i] = i;
 		order_tasks = t->tasks;
-		qsort(order, t->ntasks, sizeof(*order), cmp_first_seen);
+		sort_n(order, t->ntasks, sizeof(*order), cmp_first_seen);
 		for (unsigned i = 0; i < t->ntasks; i++)
 		{
 			struct tr_task *k = &t->tasks[order[i]];
@@ -573,7 +580,7 @@ int trace_load(const char *path, struct trace *t, char *err, size_t errlen)
 		for (unsigned k = 0; k < t->ntasks; k++)
 			if (t->tasks[k].flags & TTF_HAS_TAG)
 				tt[ntt++] = (struct tag_task) { t->tasks[k].tag, k };
-		qsort(tt, ntt, sizeof(*tt), cmp_tag_task);
+		sort_n(tt, ntt, sizeof(*tt), cmp_tag_task);
 		for (unsigned i = 0; i < ntagdeps; i++)
 		{
 			int pred = find_tag(tt, ntt, tagdeps[i].pred), succ = find_tag(tt, ntt, tagdeps[i].succ);
@@ -597,7 +604,7 @@ int trace_load(const char *path, struct trace *t, char *err, size_t errlen)
 		}
 		free(tt);
 	}
-	qsort(deps, ndeps, sizeof(*deps), cmp_dep);
+	sort_n(deps, ndeps, sizeof(*deps), cmp_dep);
 	t->pred_pool = malloc((ndeps ? ndeps : 1) * sizeof(*t->pred_pool));
 	if (!t->pred_pool)
 		goto nomem;
@@ -617,10 +624,10 @@ int trace_load(const char *path, struct trace *t, char *err, size_t errlen)
 	}
 	t->nedges = used;
 
-	qsort(t->states, t->nstates, sizeof(*t->states), cmp_state);
-	qsort(t->transfers, t->ntransfers, sizeof(*t->transfers), cmp_transfer);
-	qsort(t->mems, t->nmems, sizeof(*t->mems), cmp_mem);
-	qsort(t->users, t->nusers, sizeof(*t->users), cmp_user);
+	sort_n(t->states, t->nstates, sizeof(*t->states), cmp_state);
+	sort_n(t->transfers, t->ntransfers, sizeof(*t->transfers), cmp_transfer);
+	sort_n(t->mems, t->nmems, sizeof(*t->mems), cmp_mem);
+	sort_n(t->users, t->nusers, sizeof(*t->users), cmp_user);
 
 	free(deps);
 	free(tagdeps);
@@ -764,7 +771,7 @@ int trace_worker_timeline(const struct trace *t, int wid, uint64_t end, struct t
 		ev[2 * i] = (struct edge) { sp[i].start, 1, i };
 		ev[2 * i + 1] = (struct edge) { sp[i].end, 0, i };
 	}
-	qsort(ev, 2 * nsp, sizeof(*ev), cmp_edge);
+	sort_n(ev, 2 * nsp, sizeof(*ev), cmp_edge);
 	uint64_t cur = 0;
 	for (unsigned e = 0; e <= 2 * nsp; e++)
 	{

@@ -159,7 +159,8 @@ int trace_compute_stats(const struct trace *t, struct trace_stats *s)
 	s->exec_window_us = xe > xs ? dur_us(xs, xe) : 0;
 	for (unsigned c = 0; c < s->ncodelets; c++)
 		s->codelets[c].mean_us = s->codelets[c].n ? s->codelets[c].total_us / (double) s->codelets[c].n : 0;
-	qsort(s->codelets, s->ncodelets, sizeof(*s->codelets), cmp_codelet_total);
+	if (s->ncodelets > 1)
+		qsort(s->codelets, s->ncodelets, sizeof(*s->codelets), cmp_codelet_total);
 
 	for (unsigned w = 0; w < t->nworkers; w++)
 	{
