@@ -14,6 +14,7 @@
 #include "core/workers.h"
 #include "data/data.h"
 #include "sched/sched.h"
+#include "trace/trace.h"
 
 #include <errno.h>
 #include <string.h>
@@ -66,10 +67,12 @@ static struct starpu_task *worker_idle(struct worker *w)
 	/* Data requests count as work too (a prefetch wakes us like a task). */
 	int progressed = !task && data_progress_for_worker(w->memory_node, 1);
 
+	uint64_t slept = 0;
 	os_mutex_lock(&w->sched_mutex);
 	if (!task && !progressed && !w->state_keep_awake && !should_stop(w))
 	{
 		atomic_store_explicit(&w->status, WS_SLEEPING, memory_order_release);
+		slept = trace_stamp();
 		while (atomic_load_explicit(&w->status, memory_order_relaxed) == WS_SLEEPING && !should_stop(w))
 			os_cond_wait(&w->sched_cond, &w->sched_mutex);
 	}
@@ -77,6 +80,7 @@ static struct starpu_task *worker_idle(struct worker *w)
 	w->state_keep_awake = 0;
 	os_mutex_unlock(&w->sched_mutex);
 	atomic_fetch_sub_explicit(&rt_nidle, 1, memory_order_seq_cst);
+	trace_on_sleep(w, slept);	/* observers: the worker slept (after unlocking) */
 	return task;
 }
 
@@ -97,6 +101,7 @@ static void execute_job(struct worker *w, struct job *job)
 	job->nimpl = (unsigned) impl;
 	job->worker = w;
 	task->status = STARPU_TASK_RUNNING;
+	trace_on_pop(w, job);	/* observers: w got the task */
 
 	struct rt_thread *t = &w->tstate;
 	if (task->prologue_callback_pop_func)
@@ -109,14 +114,19 @@ static void execute_job(struct worker *w, struct job *job)
 
 	int ret = data_fetch_for_job(job, w->memory_node);
 	if (ret)
+	{
+		trace_on_exec_end(w, job, 1);	/* observers: the task could not run */
 		rt_error("task '%s' not executed: its data could not be made available on %s (%d)",
 			 starpu_task_get_name(task), w->name, ret);
+	}
 	else
 	{
 		w->current_task = task;
 		t->current_task = task;
 		t->in_codelet = 1;
+		trace_on_exec_start(job);	/* observers: data fetched, kernel starts */
 		ret = w->drv->execute(w, job);
+		trace_on_exec_end(w, job, ret != 0);	/* observers: kernel done */
 		t->in_codelet = 0;
 		t->current_task = NULL;
 		w->current_task = NULL;
@@ -196,10 +206,12 @@ static int run_once(struct worker *w, int may_sleep)
 	/* No task: move data ahead of need (prefetches, idle ones too). */
 	if (!task && data_progress_for_worker(w->memory_node, 1))
 		return 0;
+	uint64_t idle = !task && may_sleep ? trace_stamp() : 0;
 	if (!task && may_sleep && !os_is_simulated())
 		task = poll_for_task(w, &from_poll);
 	if (!task && may_sleep)
 		task = worker_idle(w);
+	trace_on_idle(w, idle);	/* observers: w had nothing to do */
 	if (!task)
 		return 0;
 	execute_job(w, job_of(task));

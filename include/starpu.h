@@ -31,6 +31,7 @@
 #include <starpu_sched_ctx.h>
 #include <starpu_rand.h>
 #include <starpu_profiling.h>
+#include <starpu_fxt.h>
 #include <starpu_driver.h>
 
 #ifdef __cplusplus
@@ -98,6 +99,14 @@ struct starpu_conf
 	/* Real runs: how long an idle worker polls before sleeping. */
 	unsigned driver_spinning_backoff_min;
 	unsigned driver_spinning_backoff_max;
+
+	/* Vela extensions (not in StarPU 1.3), after StarPU's fields. */
+	/* Trace recording: -1 (starpu_conf_init's default) follows
+	 * STARPU_FXT_TRACE / STARPU_TRACE, 0 off, 1 on. */
+	int vela_trace;
+	/* Directory of the trace file; NULL: STARPU_FXT_PREFIX, else the
+	 * current directory. */
+	const char *vela_trace_prefix;
 };
 
 /* Fills conf with defaults; returns 0, or -EINVAL for a NULL conf. */

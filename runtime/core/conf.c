@@ -67,6 +67,8 @@ int starpu_conf_init(struct starpu_conf *conf)
 	conf->catch_signals = -1;
 	conf->driver_spinning_backoff_min = 1;
 	conf->driver_spinning_backoff_max = 32;
+	conf->vela_trace = -1;
+	conf->vela_trace_prefix = NULL;
 	/* As in StarPU, the defaults already reflect the environment (a
 	 * malformed value is reported again, as an error, by starpu_init). */
 	conf->sched_policy_name = getenv("STARPU_SCHED");
@@ -172,8 +174,15 @@ int conf_resolve(struct starpu_conf *out, const struct starpu_conf *user)
 	ret |= env_int("STARPU_RESERVE_NCPU", &out->reserve_ncpus, prec, STARPU_MAXCPUS);
 	ret |= env_int("STARPU_CALIBRATE", &out->calibrate, prec, 2);
 	ret |= env_int("STARPU_BUS_CALIBRATE", &out->bus_calibrate, prec, 1);
+	/* Trace recording: STARPU_FXT_TRACE is StarPU's name, STARPU_TRACE a
+	 * shorter one; either set to 1 records a trace (trace/record.c). */
+	ret |= env_int("STARPU_TRACE", &out->vela_trace, prec, 1);
+	ret |= env_int("STARPU_FXT_TRACE", &out->vela_trace, prec, 1);
 	if (ret)
 		return -EINVAL;
+	const char *prefix = getenv("STARPU_FXT_PREFIX");
+	if (prefix && *prefix && !(prec && out->vela_trace_prefix))
+		out->vela_trace_prefix = prefix;
 
 	if (out->ncpus < -1)
 	{

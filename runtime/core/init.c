@@ -18,6 +18,7 @@
 #include "data/memory.h"
 #include "drivers/driver.h"
 #include "sched/sched.h"
+#include "trace/trace.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -89,6 +90,7 @@ int starpu_initialize(struct starpu_conf *user_conf, int *argc, char ***argv)
 	if ((ret = sched_setup()))
 		goto fail_workers;
 
+	trace_init();	/* observers: profiling and trace recording, per the environment */
 	atomic_store(&rt.running, 1);
 	drv_reset_start_count();
 	unsigned launched = 0;
@@ -121,6 +123,7 @@ fail_threads:
 	for (unsigned i = 0; i < rt.nworkers; i++)
 		if (rt.workers[i].thread_started)
 			os_thread_join(rt.workers[i].thread, NULL);
+	trace_shutdown();
 	sched_teardown();
 fail_workers:
 	workers_teardown();
@@ -193,6 +196,7 @@ void starpu_shutdown(void)
 			rt.workers[i].thread_started = 0;
 		}
 
+	trace_shutdown();	/* observers: STARPU_*_STATS reports, trace file closed */
 	sched_teardown();
 	tags_fini();
 	workers_teardown();

@@ -7,6 +7,7 @@
 #include "core/workers.h"
 #include "data/data.h"
 #include "sched/sched.h"
+#include "trace/trace.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -32,6 +33,7 @@ void job_init(struct job *job, struct starpu_task *task)
 
 void job_fini(struct job *job)
 {
+	trace_on_job_fini(job);	/* observers: free the profiling record they allocated */
 	if (job->tag)
 		tag_job_forget(job);
 	if (job->owns_dyn_interfaces && job->task)
@@ -82,6 +84,9 @@ void job_reset(struct job *job)
 
 int job_add_succ(struct job *pred, struct job *job, int end_dep)
 {
+	/* Observers: a DAG edge, even when pred is already done (the
+	 * dependency is part of the graph whether or not it made job wait). */
+	trace_on_dep(pred, job, end_dep);
 	os_mutex_t *lock = job_lock(pred);
 	os_mutex_lock(lock);
 	if (pred->released)
@@ -202,7 +207,9 @@ static void run_callback(struct starpu_task *task)
 	int was_cb = t->in_callback;
 	t->current_task = task;
 	t->in_callback = 1;
+	uint64_t t0 = trace_stamp();
 	cb(task->callback_arg);
+	trace_on_callback(job_of(task), t0);	/* observers: callback span */
 	t->in_callback = was_cb;
 	t->current_task = was_task;
 }
@@ -276,6 +283,7 @@ static void job_terminate(struct job *job)
 	release_successors(job);
 	if (job->tag)
 		tag_job_done(job, regenerate);
+	trace_on_terminate(job);	/* observers: the task is done (still valid here) */
 	task->status = STARPU_TASK_FINISHED;
 
 	if (regenerate)

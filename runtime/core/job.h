@@ -23,6 +23,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include "os/os.h"
+#include "trace/trace_times.h"
 
 struct tag;
 struct worker;
@@ -85,6 +86,7 @@ struct job
 	unsigned char owns_dyn_handles;	/* task->dyn_handles/dyn_modes are ours */
 	unsigned char dead;		/* destroyed (misuse detection) */
 	unsigned char created;		/* the task comes from starpu_task_create */
+	unsigned char owns_profiling_info;	/* task->profiling_info is ours (trace/) */
 	int nwaiters;
 	struct job_succ *succ;
 	unsigned nsucc;
@@ -110,6 +112,9 @@ struct job
 	void (*acquire_cb)(struct job *job);
 
 	struct job *deferred_next;	/* rt_thread deferred list */
+	/* Observers' timestamps (trace/trace.h); written by the thread doing
+	 * each step, cleared at submission. */
+	struct trace_job_times tt;
 	struct job_buffer buffers_inline[JOB_INLINE_BUFFERS];
 };
 

@@ -42,6 +42,10 @@ struct rt_thread
 	struct job *deferred_tail;
 	int draining;
 	int heap_allocated;
+	/* This thread's trace buffer (trace/record.c), valid while trace_gen
+	 * matches the recording session's generation. */
+	void *trace_buf;
+	unsigned trace_gen;
 };
 
 struct runtime

@@ -8,6 +8,7 @@
 #include "core/tags.h"
 #include "core/job.h"
 #include "core/rt.h"
+#include "trace/trace.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -361,6 +362,7 @@ void starpu_tag_declare_deps_array(starpu_tag_t id, unsigned ndeps, starpu_tag_t
 			return;
 		}
 		os_mutex_unlock(&d->lock);
+		trace_on_tag_dep(id, array[i]);	/* observers: a DAG edge between tags */
 		if (done)
 			dep_done(t);
 	}

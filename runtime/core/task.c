@@ -11,6 +11,7 @@
 #include "core/tags.h"
 #include "core/workers.h"
 #include "data/data.h"
+#include "trace/trace.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -316,6 +317,7 @@ int starpu_task_submit(struct starpu_task *task)
 	job->sched_ctx = sched_ctx_for_submission(task);
 	task->sched_ctx = job->sched_ctx;
 	task->status = STARPU_TASK_BLOCKED;
+	trace_on_submit(job);	/* observers: submission (trace/trace.h) */
 
 	if (task->cl && (ret = data_prepare_job(job)))
 	{
@@ -563,7 +565,11 @@ struct starpu_task *starpu_task_dup(struct starpu_task *task)
 	if (!t)
 		return NULL;
 	*t = *task;
-	/* The copy gets a fresh job of its own. */
+	/* The copy gets a fresh job of its own, and no profiling record the
+	 * runtime allocated for the original (freed with it). */
+	struct job *orig = job_of(task);
+	if (orig && orig->owns_profiling_info)
+		t->profiling_info = NULL;
 	t->starpu_private = NULL;
 	job_get(t)->created = 1;
 	t->destroy = 1;

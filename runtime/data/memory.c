@@ -6,6 +6,7 @@
 #include "data/data.h"
 #include "core/rt.h"
 #include "drivers/driver.h"
+#include "trace/trace.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -99,6 +100,8 @@ uintptr_t mem_alloc(unsigned node, size_t size, int flags)
 		n->used -= (ssize_t) size;
 		os_mutex_unlock(&n->lock);
 	}
+	else
+		trace_on_mem(node, TM_ALLOC, size, p);	/* observers: allocation */
 	return p;
 }
 
@@ -108,6 +111,7 @@ void mem_free(unsigned node, uintptr_t addr, size_t size, int flags)
 		return;
 	struct memory_node *n = &mem_nodes[node];
 	n->ops->free(node, addr, size, flags);
+	trace_on_mem(node, TM_FREE, size, addr);	/* observers: free */
 	os_mutex_lock(&n->lock);
 	n->used -= (ssize_t) size;
 	if (n->nwaiting)
@@ -336,7 +340,10 @@ int starpu_interface_copy(uintptr_t src, size_t src_offset, unsigned src_node,
 	const struct drv_node_ops *ops = copy_driver(src_node, dst_node);
 	if (!ops)
 		return -EINVAL;
-	return ops->copy(src, src_offset, src_node, dst, dst_offset, dst_node, size, async_data);
+	uint64_t t0 = trace_stamp();
+	int ret = ops->copy(src, src_offset, src_node, dst, dst_offset, dst_node, size, async_data);
+	trace_on_transfer(src_node, dst_node, size, t0);	/* observers: a transfer */
+	return ret;
 }
 
 int starpu_interface_copy2d(uintptr_t src, size_t src_offset, unsigned src_node,
@@ -347,19 +354,19 @@ int starpu_interface_copy2d(uintptr_t src, size_t src_offset, unsigned src_node,
 	const struct drv_node_ops *ops = copy_driver(src_node, dst_node);
 	if (!ops)
 		return -EINVAL;
+	uint64_t t0 = trace_stamp();
+	int ret = 0;
 	if (ops->copy2d)
-		return ops->copy2d(src, src_offset, src_node, dst, dst_offset, dst_node,
-				   blocksize, numblocks, ld_src, ld_dst, async_data);
-	/* Contiguous when both strides are the block size: one copy. */
-	if (ld_src == blocksize && ld_dst == blocksize)
-		return ops->copy(src, src_offset, src_node, dst, dst_offset, dst_node, blocksize * numblocks, async_data);
-	for (size_t i = 0; i < numblocks; i++)
-	{
-		int ret = ops->copy(src, src_offset + i * ld_src, src_node, dst, dst_offset + i * ld_dst, dst_node, blocksize, NULL);
-		if (ret)
-			return ret;
-	}
-	return 0;
+		ret = ops->copy2d(src, src_offset, src_node, dst, dst_offset, dst_node,
+				  blocksize, numblocks, ld_src, ld_dst, async_data);
+	else if (ld_src == blocksize && ld_dst == blocksize)
+		/* Contiguous when both strides are the block size: one copy. */
+		ret = ops->copy(src, src_offset, src_node, dst, dst_offset, dst_node, blocksize * numblocks, async_data);
+	else
+		for (size_t i = 0; i < numblocks && !ret; i++)
+			ret = ops->copy(src, src_offset + i * ld_src, src_node, dst, dst_offset + i * ld_dst, dst_node, blocksize, NULL);
+	trace_on_transfer(src_node, dst_node, blocksize * numblocks, t0);	/* observers: a transfer */
+	return ret;
 }
 
 int starpu_interface_copy3d(uintptr_t src, size_t src_offset, unsigned src_node,

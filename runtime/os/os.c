@@ -6,6 +6,7 @@
  * takes effect, and where a failing lock (always a bug) is reported.
  */
 #include "os/os.h"
+#include <starpu_stdlib.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -193,6 +194,13 @@ void os_rwlock_unlock(os_rwlock_t *rwlock)
 double os_now_us(void)
 {
 	return os_cur->now_us();
+}
+
+uint64_t os_timestamp_ns(void)
+{
+	if (os_cur->version >= 2 && os_cur->timestamp_ns)
+		return os_cur->timestamp_ns();
+	return (uint64_t) (os_cur->now_us() * 1e3);
 }
 
 void os_sleep_us(double us)

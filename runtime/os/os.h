@@ -48,7 +48,7 @@ struct os_thread_attr
 	int detached;
 };
 
-#define OS_OPS_VERSION 1
+#define OS_OPS_VERSION 2
 
 struct os_ops
 {
@@ -99,6 +99,13 @@ struct os_ops
 	void (*sleep_us)(double us);
 	/* Lets other threads run; only meaningful in real runs. */
 	void (*yield)(void);
+
+	/* Version 2. A cheap timestamp in nanoseconds on the now_us() time
+	 * base, for observers that stamp every task (runtime/trace/): it may
+	 * trade a little accuracy for speed (e.g. a calibrated cycle counter).
+	 * NULL: derived from now_us(), which is what a simulated backend
+	 * wants, since its now_us() is already a cheap read of simulated time. */
+	uint64_t (*timestamp_ns)(void);
 };
 
 /* The posix backend, always built into libvela. */
@@ -143,6 +150,9 @@ void os_rwlock_wrlock(os_rwlock_t *rwlock);
 void os_rwlock_unlock(os_rwlock_t *rwlock);
 
 double os_now_us(void);
+/* Nanoseconds on the os_now_us() time base, cheap enough to call several
+ * times per task (see os_ops.timestamp_ns). */
+uint64_t os_timestamp_ns(void);
 void os_sleep_us(double us);
 void os_yield(void);
 

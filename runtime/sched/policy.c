@@ -6,6 +6,7 @@
 #include "core/rt.h"
 #include "core/sched_ctx.h"
 #include "core/workers.h"
+#include "trace/trace.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -95,6 +96,7 @@ void sched_teardown(void)
 void sched_push_job(struct job *job)
 {
 	struct starpu_task *task = job->task;
+	trace_on_push(job);	/* observers: scheduler push (before: a worker may run it at once) */
 	if (task->execute_on_a_specific_worker)
 	{
 		worker_push_local(worker_get((int) task->workerid), task, 0);
