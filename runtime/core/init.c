@@ -79,6 +79,8 @@ int starpu_initialize(struct starpu_conf *user_conf, int *argc, char ***argv)
 		goto fail_conf;
 	if ((ret = memory_nodes_setup()))
 		goto fail_conf;
+	if ((ret = mem_swap_setup()))
+		goto fail_nodes;
 	if ((ret = workers_setup()))
 		goto fail_nodes;
 	if (rt.nworkers == 0)

@@ -11,6 +11,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
+
+static int disk_add(struct starpu_disk_ops *func, void *parameter, ssize_t size, const char *fn);
 
 int starpu_disk_register(struct starpu_disk_ops *func, void *parameter, ssize_t size)
 {
@@ -19,14 +22,45 @@ int starpu_disk_register(struct starpu_disk_ops *func, void *parameter, ssize_t 
 		rt_error("starpu_disk_register: the runtime is not initialised (-EINVAL)");
 		return -EINVAL;
 	}
+	return disk_add(func, parameter, size, "starpu_disk_register");
+}
+
+int mem_swap_setup(void)
+{
+	const char *dir = getenv("STARPU_DISK_SWAP");
+	if (!dir || !*dir)
+		return 0;
+	const char *backend = getenv("STARPU_DISK_SWAP_BACKEND");
+	if (backend && *backend && strcmp(backend, "unistd") != 0)
+	{
+		rt_error("starpu_init: STARPU_DISK_SWAP_BACKEND='%s' is not available (this build has: unistd) (-EINVAL)", backend);
+		return -EINVAL;
+	}
+	ssize_t size;
+	if (mem_env_mib("STARPU_DISK_SWAP_SIZE", &size))
+		return -EINVAL;
+	if (size < 0)
+	{
+		/* Default: what the file system has free. */
+		struct statvfs st;
+		size = statvfs(dir, &st) == 0 ? (ssize_t) (st.f_bavail * st.f_frsize) : 0;
+		if (size < STARPU_DISK_SIZE_MIN)
+			size = STARPU_DISK_SIZE_MIN;
+	}
+	int node = disk_add(&starpu_disk_unistd_ops, (void *) dir, size, "STARPU_DISK_SWAP");
+	return node < 0 ? node : 0;
+}
+
+static int disk_add(struct starpu_disk_ops *func, void *parameter, ssize_t size, const char *fn)
+{
 	if (!func || !func->plug || !func->alloc || !func->free || !func->read || !func->write)
 	{
-		rt_error("starpu_disk_register: the disk operations are incomplete (plug, alloc, free, read and write are required) (-EINVAL)");
+		rt_error("%s: the disk operations are incomplete (plug, alloc, free, read and write are required) (-EINVAL)", fn);
 		return -EINVAL;
 	}
 	if (size < STARPU_DISK_SIZE_MIN)
 	{
-		rt_error("starpu_disk_register: size %zd is below STARPU_DISK_SIZE_MIN (%d bytes) (-EINVAL)", size, STARPU_DISK_SIZE_MIN);
+		rt_error("%s: size %zd is below STARPU_DISK_SIZE_MIN (%d bytes) (-EINVAL)", fn, size, STARPU_DISK_SIZE_MIN);
 		return -EINVAL;
 	}
 	errno = 0;
@@ -36,7 +70,7 @@ int starpu_disk_register(struct starpu_disk_ops *func, void *parameter, ssize_t 
 		int err = errno ? errno : EIO;
 		char buf[128];
 		starpu_strerror_r(err, buf, sizeof(buf));
-		rt_error("starpu_disk_register: cannot use '%s' as a disk: %s (-%d)",
+		rt_error("%s: cannot use '%s' as a disk: %s (-%d)", fn,
 			 parameter ? (const char *) parameter : "(null)", buf, err);
 		return -err;
 	}

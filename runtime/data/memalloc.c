@@ -13,6 +13,7 @@
  */
 #include "data/data.h"
 #include "data/memory.h"
+#include "trace/trace.h"
 #include "core/rt.h"
 
 #include <errno.h>
@@ -280,6 +281,7 @@ static ssize_t evict(struct data_replicate *victim)
 		}
 	}
 	ssize_t size = (ssize_t) victim->alloc_size;
+	trace_on_mem(node, TM_EVICT, (size_t) size, (uintptr_t) h);	/* observers: eviction */
 	if (h->ops->free_data_on_node)
 		h->ops->free_data_on_node(victim->interface, node);
 	victim->allocated = 0;

@@ -18,11 +18,24 @@ int starpu_disk_swap_node = -1;
 
 static size_t malloc_align = 64;
 
-/* STARPU_LIMIT_CPU_MEM is in MiB, as in StarPU. -1 when unset. */
-static ssize_t ram_limit(void)
+int mem_env_mib(const char *var, ssize_t *bytes)
 {
-	int mib = starpu_get_env_number("STARPU_LIMIT_CPU_MEM");
-	return mib < 0 ? -1 : (ssize_t) mib << 20;
+	const char *s = getenv(var);
+	*bytes = -1;
+	if (!s || !*s)
+		return 0;
+	char *end;
+	errno = 0;
+	long long mib = strtoll(s, &end, 10);
+	while (*end == ' ')
+		end++;
+	if (errno || *end || mib < 0 || mib > (1LL << 40))
+	{
+		rt_error("starpu_init: environment variable %s='%s' must be a size in MiB (a non-negative integer) (-EINVAL)", var, s);
+		return -EINVAL;
+	}
+	*bytes = (ssize_t) mib << 20;
+	return 0;
 }
 
 int memory_node_add(enum starpu_node_kind kind, int devid, const struct drv_node_ops *ops, void *driver_data, ssize_t total, const char *name)
@@ -55,7 +68,10 @@ int memory_nodes_setup(void)
 	mem_nnodes = 0;
 	starpu_disk_swap_node = -1;
 	ssize_t total = drv_ram_node_ops.total_memory ? drv_ram_node_ops.total_memory(STARPU_MAIN_RAM) : -1;
-	ssize_t limit = ram_limit();
+	/* STARPU_LIMIT_CPU_MEM is in MiB, as in StarPU. */
+	ssize_t limit;
+	if (mem_env_mib("STARPU_LIMIT_CPU_MEM", &limit))
+		return -EINVAL;
 	if (limit >= 0 && (total < 0 || limit < total))
 		total = limit;
 	int ret = memory_node_add(STARPU_CPU_RAM, 0, &drv_ram_node_ops, NULL, total, "RAM 0");

@@ -44,6 +44,12 @@ extern int starpu_disk_swap_node;
  * runtime allocates there. */
 int memory_nodes_setup(void);
 void memory_nodes_teardown(void);
+/* Reads a size in MiB from environment variable var into *bytes (-1 when
+ * unset); -EINVAL (message printed) when malformed. */
+int mem_env_mib(const char *var, ssize_t *bytes);
+/* STARPU_DISK_SWAP=dir (STARPU_DISK_SWAP_SIZE MiB, STARPU_DISK_SWAP_BACKEND
+ * unistd): adds a disk at init, where data leaves RAM (disk.c). */
+int mem_swap_setup(void);
 /* Adds a memory node; returns its id or a negative errno. */
 int memory_node_add(enum starpu_node_kind kind, int devid, const struct drv_node_ops *ops, void *driver_data, ssize_t total, const char *name);
 

@@ -7,7 +7,8 @@
  * that cannot be used (missing, not a directory, not writable, too small),
  * a reduction without reduction methods, acquiring on a node the
  * application cannot address, releasing what was not acquired,
- * unregistering acquired data.
+ * unregistering acquired data; malformed or unusable STARPU_LIMIT_CPU_MEM
+ * and STARPU_DISK_SWAP* settings (and a working swap disk from them).
  */
 #define _GNU_SOURCE
 #include <starpu.h>
@@ -263,6 +264,106 @@ static void test_disk_node_not_addressable(void)
 	rmdir(dir);
 }
 
+/* ---- environment: RAM limit and swap disk given at init ---------------- */
+
+static int start_with_env(void)
+{
+	struct starpu_conf conf;
+	starpu_conf_init(&conf);
+	conf.ncpus = 1;
+	conf.ncuda = 0;
+	conf.nopencl = 0;
+	return starpu_init(&conf);
+}
+
+static void test_env_limit_malformed(void)
+{
+	vtest_setenv("STARPU_LIMIT_CPU_MEM", "12abc");
+	vtest_capture_stderr_begin();
+	CU_ASSERT_EQUAL(start_with_env(), -EINVAL);
+	check_message(vtest_capture_stderr_end(), "STARPU_LIMIT_CPU_MEM='12abc'");
+	vtest_env_restore();
+}
+
+static void test_env_swap_unusable(void)
+{
+	vtest_setenv("STARPU_DISK_SWAP", "/nonexistent/vela-swap");
+	vtest_capture_stderr_begin();
+	CU_ASSERT_EQUAL(start_with_env(), -ENOENT);
+	check_message(vtest_capture_stderr_end(), "/nonexistent/vela-swap");
+	vtest_setenv("STARPU_DISK_SWAP", "/tmp");
+	vtest_setenv("STARPU_DISK_SWAP_BACKEND", "hdf5");
+	vtest_capture_stderr_begin();
+	CU_ASSERT_EQUAL(start_with_env(), -EINVAL);
+	check_message(vtest_capture_stderr_end(), "STARPU_DISK_SWAP_BACKEND='hdf5'");
+	vtest_setenv("STARPU_DISK_SWAP_BACKEND", NULL);
+	vtest_setenv("STARPU_DISK_SWAP_SIZE", "lots");
+	vtest_capture_stderr_begin();
+	CU_ASSERT_EQUAL(start_with_env(), -EINVAL);
+	check_message(vtest_capture_stderr_end(), "STARPU_DISK_SWAP_SIZE='lots'");
+	vtest_env_restore();
+}
+
+static void fill_cpu(void *buffers[], void *cl_arg)
+{
+	int *p = (int *) STARPU_VECTOR_GET_PTR(buffers[0]);
+	for (unsigned i = 0; i < STARPU_VECTOR_GET_NX(buffers[0]); i++)
+		p[i] = (int) (intptr_t) cl_arg + (int) i;
+}
+
+static struct starpu_codelet fill_cl = {
+	.cpu_funcs = { fill_cpu }, .nbuffers = 1, .modes = { STARPU_W }, .name = "fill",
+};
+
+static void test_env_swap_works(void)
+{
+	enum { N = 12, ELEMS = (1 << 20) / (int) sizeof(int) };
+	char dir[] = "/tmp/vela-swap-XXXXXX";
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	vtest_setenv("STARPU_DISK_SWAP", dir);
+	vtest_setenv("STARPU_DISK_SWAP_SIZE", "64");
+	vtest_setenv("STARPU_LIMIT_CPU_MEM", "4");
+	CU_ASSERT_EQUAL_FATAL(start_with_env(), 0);
+	CU_ASSERT_EQUAL(starpu_memory_nodes_get_count(), 2);
+	CU_ASSERT_EQUAL(starpu_node_get_kind(1), STARPU_DISK_RAM);
+	CU_ASSERT_EQUAL(starpu_memory_get_total(1), (ssize_t) 64 << 20);
+	starpu_data_handle_t h[N];
+	for (int i = 0; i < N; i++)
+	{
+		starpu_vector_data_register(&h[i], -1, 0, ELEMS, sizeof(int));
+		struct starpu_task *t = starpu_task_create();
+		t->cl = &fill_cl;
+		t->cl_arg = (void *) (intptr_t) (i * 100);
+		t->handles[0] = h[i];
+		CU_ASSERT_EQUAL_FATAL(starpu_task_submit(t), 0);
+	}
+	starpu_task_wait_for_all();
+	int on_disk = 0, bad = 0;
+	for (int i = 0; i < N; i++)
+		on_disk += starpu_data_is_on_node(h[i], 1) != 0;
+	CU_ASSERT(on_disk >= N - 4);
+	for (int i = 0; i < N; i++)
+	{
+		CU_ASSERT_EQUAL_FATAL(starpu_data_acquire(h[i], STARPU_R), 0);
+		const int *p = (const int *) starpu_vector_get_local_ptr(h[i]);
+		bad += p[0] != i * 100 || p[ELEMS - 1] != i * 100 + ELEMS - 1;
+		starpu_data_release(h[i]);
+		starpu_data_unregister(h[i]);
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	starpu_shutdown();
+	vtest_env_restore();
+	CU_ASSERT_EQUAL(rmdir(dir), 0);	/* nothing left behind */
+}
+
+static const struct vtest_case env_cases[] =
+{
+	{ "env_limit_malformed", test_env_limit_malformed },
+	{ "env_swap_unusable", test_env_swap_unusable },
+	{ "env_swap_works", test_env_swap_works },
+	VTEST_END
+};
+
 static const struct vtest_case cases[] =
 {
 	{ "unregister_twice", test_unregister_twice },
@@ -279,6 +380,7 @@ static const struct vtest_case cases[] =
 static const struct vtest_suite suites[] =
 {
 	{ "data_bad_input", suite_init, suite_clean, cases },
+	{ "data_environment", NULL, NULL, env_cases },
 	{ NULL, NULL, NULL, NULL }
 };
 
