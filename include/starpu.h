@@ -18,6 +18,7 @@
 #include <starpu_thread_util.h>
 #include <starpu_data.h>
 #include <starpu_data_interfaces.h>
+#include <starpu_hash.h>
 #include <starpu_stdlib.h>
 #include <starpu_task_dep.h>
 #include <starpu_task.h>

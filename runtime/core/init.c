@@ -16,6 +16,7 @@
 #include "core/workers.h"
 #include "data/memory.h"
 #include "drivers/driver.h"
+#include "perfmodel/perfmodel.h"
 #include "sched/sched.h"
 
 #include <errno.h>
@@ -85,8 +86,12 @@ int starpu_initialize(struct starpu_conf *user_conf, int *argc, char ***argv)
 		ret = -ENODEV;
 		goto fail_workers;
 	}
-	if ((ret = sched_setup()))
+	/* Performance models: worker archs, settings, and the bus model
+	 * (calibrated here, before any worker runs, the first time). */
+	if ((ret = pm_init()))
 		goto fail_workers;
+	if ((ret = sched_setup()))
+		goto fail_perfmodel;
 
 	atomic_store(&rt.running, 1);
 	drv_reset_start_count();
@@ -121,6 +126,8 @@ fail_threads:
 		if (rt.workers[i].thread_started)
 			os_thread_join(rt.workers[i].thread, NULL);
 	sched_teardown();
+fail_perfmodel:
+	pm_shutdown();
 fail_workers:
 	workers_teardown();
 fail_nodes:
@@ -192,6 +199,8 @@ void starpu_shutdown(void)
 			rt.workers[i].thread_started = 0;
 		}
 
+	/* Calibration results go to the model files once no kernel runs. */
+	pm_shutdown();
 	sched_teardown();
 	tags_fini();
 	workers_teardown();
