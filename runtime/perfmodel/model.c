@@ -500,8 +500,8 @@ static void state_load(struct starpu_perfmodel_state *st)
 		return;
 	struct pm_data file;
 	int ret = pm_file_load(path, &file, err, sizeof(err));
-	if (ret == -ENOENT)
-		return;
+	if (ret == -ENOENT || ret == -ENOTDIR)
+		return;		/* no file (yet): calibration will make one */
 	if (ret)
 	{
 		report_once(st, "performance model '%s' not loaded: %s; Vela goes on without it, and will not overwrite that file (remove it, or run with STARPU_CALIBRATE=2 to recalibrate)",
@@ -821,7 +821,7 @@ static int load_for_tool(const char *path, const char *symbol, struct starpu_per
 	char err[1024];
 	struct pm_data file;
 	int ret = pm_file_load(path, &file, err, sizeof(err));
-	if (ret == -ENOENT)
+	if (ret == -ENOENT || ret == -ENOTDIR)
 		return 1;
 	if (ret)
 	{
