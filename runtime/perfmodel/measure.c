@@ -84,6 +84,35 @@ static void mlr_add_row(struct pm_impl *im, unsigned nparams, double us, const d
 	m->n++;
 }
 
+/* A measurement far from a settled entry's mean (more than
+ * STARPU_HISTORY_MAX_ERROR percent, default 50) is set aside, as a
+ * disturbed run; when such measurements outnumber the entry's samples, the
+ * entry was the wrong one (its first runs were the disturbed ones, or the
+ * machine changed): it restarts from the new measurements, and saving
+ * replaces the file's entry. Returns 1 if the sample must be dropped. */
+static int outlier(struct starpu_perfmodel *model, int comb, unsigned impl, struct pm_entry *en, double us)
+{
+	struct starpu_perfmodel_history_entry *e = &en->e;
+	if (e->nsample < 3 || !(e->mean > 0.0))
+		return 0;
+	if (fabs(us - e->mean) <= e->mean * pm_conf.history_max_error / 100.0)
+		return 0;
+	e->nerror++;
+	if (e->nerror <= e->nsample)
+		return 1;
+	char name[128];
+	pm_arch_name(pm_comb_arch(comb), comb, impl, name, sizeof(name));
+	rt_warn("performance model '%s' on %s: %u measurements disagree by more than %.0f%% with the mean %.3f us of %u samples; restarting that entry (STARPU_HISTORY_MAX_ERROR sets the threshold)",
+		model->symbol, name, e->nerror, pm_conf.history_max_error, e->mean, e->nsample);
+	e->nsample = 0;
+	e->nerror = 0;
+	e->sum = e->sum2 = 0.0;
+	en->new_n = 0;
+	en->new_sum = en->new_sum2 = 0.0;
+	en->flushed = 1;
+	return 0;
+}
+
 /* force: keep the sample whatever STARPU_CALIBRATE says. */
 static void record(struct starpu_perfmodel *model, struct starpu_task *task, int comb, unsigned impl, double us, int force)
 {
@@ -124,6 +153,8 @@ static void record(struct starpu_perfmodel *model, struct starpu_task *task, int
 		st->dirty = 1;
 		goto out;
 	}
+	if (en && outlier(model, comb, impl, en, us))
+		goto out;
 	int fresh = !en;
 	if (!en)
 	{

@@ -281,20 +281,33 @@ static int merge_comb(struct starpu_perfmodel *model, struct pm_comb *dc, const 
 		if (impl_prepare_mlr(model, di))
 			return -ENOMEM;
 		/* History: the file's order first (entries appended), then our
-		 * new entries in front, as StarPU lists the newest first. */
+		 * new entries in front, newest first as StarPU lists them (so
+		 * the source list, newest first, is walked from its end). */
+		unsigned nsrc = 0;
 		const struct starpu_perfmodel_history_list *l;
 		for (l = si->pa.list; l; l = l->next)
+			nsrc++;
+		const struct starpu_perfmodel_history_entry **order = nsrc ? malloc(nsrc * sizeof(*order)) : NULL;
+		if (nsrc && !order)
+			return -ENOMEM;
+		unsigned k = 0;
+		for (l = si->pa.list; l; l = l->next)
+			order[deltas_only ? nsrc - 1 - k++ : k++] = l->entry;
+		for (k = 0; k < nsrc; k++)
 		{
-			const struct pm_entry *se = (const struct pm_entry *) (const void *) l->entry;
+			const struct pm_entry *se = (const struct pm_entry *) (const void *) order[k];
 			unsigned n = deltas_only ? se->new_n : se->e.nsample;
-			if (deltas_only && n == 0)
+			if (deltas_only && n == 0 && !se->flushed)
 				continue;
 			struct pm_entry *de = pm_history_find(di, se->e.footprint);
 			if (!de)
 			{
 				de = pm_history_insert(di, se->e.footprint, deltas_only);
 				if (!de)
+				{
+					free(order);
 					return -ENOMEM;
+				}
 				de->e.size = se->e.size;
 				de->e.flops = se->e.flops;
 				if (!deltas_only)
@@ -312,6 +325,12 @@ static int merge_comb(struct starpu_perfmodel *model, struct pm_comb *dc, const 
 			if (deltas_only)
 			{
 				di->touched = 1;
+				if (se->flushed)
+				{
+					/* Restarted here: our samples replace the file's. */
+					de->e.nsample = 0;
+					de->e.sum = de->e.sum2 = 0.0;
+				}
 				de->e.nsample += se->new_n;
 				de->e.sum += se->new_sum;
 				de->e.sum2 += se->new_sum2;
@@ -324,6 +343,7 @@ static int merge_comb(struct starpu_perfmodel *model, struct pm_comb *dc, const 
 			}
 			pm_entry_finish(&de->e);
 		}
+		free(order);
 		/* Regression sums. */
 		struct starpu_perfmodel_regression_model *dr = &di->pa.regression;
 		const struct starpu_perfmodel_regression_model *sr = &si->pa.regression;
@@ -362,8 +382,8 @@ static int merge_comb(struct starpu_perfmodel *model, struct pm_comb *dc, const 
 			if (sr->ncoeff && sr->coeff)
 			{
 				int have = dr->ncoeff == sr->ncoeff && dr->coeff;
-				for (unsigned k = 0; have && k < dr->ncoeff; k++)
-					have = !isnan(dr->coeff[k]);
+				for (unsigned q = 0; have && q < dr->ncoeff; q++)
+					have = !isnan(dr->coeff[q]);
 				if (!have)
 				{
 					double *c = malloc(sizeof(double) * sr->ncoeff);
@@ -451,6 +471,7 @@ static void data_clear_deltas(struct pm_data *d)
 				struct pm_entry *en = (struct pm_entry *) (void *) l->entry;
 				en->new_n = 0;
 				en->new_sum = en->new_sum2 = 0.0;
+				en->flushed = 0;
 			}
 			memset(&im->reg_new, 0, sizeof(im->reg_new));
 			im->mlr_new.n = 0;

@@ -100,6 +100,9 @@ struct pm_entry
 	unsigned new_n;
 	double new_sum;
 	double new_sum2;
+	/* The entry was restarted (its history disagreed with too many new
+	 * measurements): saving replaces the file's entry instead of adding. */
+	unsigned flushed;
 };
 
 /* Regression sums taken by this process since the last load or save. */

@@ -2,11 +2,13 @@
  *
  *  - linear regression on logarithms: ln t = ln alpha + beta ln s, from the
  *    running sums the files keep (sumlnx, sumlnx2, sumlny, sumlnxlny, n);
- *  - non-linear: t = a s^b + c, least squares over the history entries,
- *    each weighted by its sample count. Minimising over every sample or
- *    over the entries' means weighted this way gives the same a, b, c (the
- *    spread within an entry does not depend on them), and entries survive
- *    in the files where individual samples do not;
+ *  - non-linear: t = a s^b + c, least squares of the relative error over
+ *    the history entries, each weighted by its sample count. Minimising over
+ *    every sample or over the entries' means weighted this way gives the same
+ *    a, b, c (the spread within an entry does not depend on them), and
+ *    entries survive in the files where individual samples do not. Relative
+ *    errors, because sizes span orders of magnitude: in absolute terms the
+ *    largest size alone would decide the fit;
  *  - multiple linear regression on products of task parameters, by QR.
  *
  * For a fixed b the non-linear problem is linear in (a, c); the residual as
@@ -159,7 +161,7 @@ void pm_regression_update_nl(struct pm_impl *impl, unsigned minimum)
 			continue;
 		x[i] = (double) e->size;
 		y[i] = e->mean;
-		w[i] = e->nsample;
+		w[i] = e->mean > 0 ? e->nsample / (e->mean * e->mean) : e->nsample;
 		nsample += e->nsample;
 		i++;
 	}

@@ -400,6 +400,61 @@ static void test_update_history(void)
 	starpu_perfmodel_unload_model(&m);
 }
 
+/* Measurements far from a settled mean are set aside; when they outnumber
+ * the entry's samples the entry restarts from them, and the file's entry
+ * is replaced at save. */
+static struct starpu_perfmodel out_model = { .type = STARPU_HISTORY_BASED, .symbol = "vtest_outliers" };
+static struct starpu_codelet out_cl = { .cpu_funcs = { kernel }, .nbuffers = 1, .modes = { STARPU_R }, .model = &out_model };
+
+static void test_outliers(void)
+{
+	vtest_setenv("STARPU_HISTORY_MAX_ERROR", "50");
+	start("1", "3");
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t) buf, 700, sizeof(double));
+	struct starpu_task *t = starpu_task_create();
+	t->destroy = 0;
+	t->cl = &out_cl;
+	t->handles[0] = h;
+	struct starpu_perfmodel_arch *a = starpu_worker_get_perf_archtype(0, 0);
+	for (int i = 0; i < 3; i++)
+		starpu_perfmodel_update_history(&out_model, t, a, 0, 0, 100.0);
+	starpu_perfmodel_update_history(&out_model, t, a, 0, 0, 140.0);	/* within 50 % */
+	CU_ASSERT(fabs(starpu_task_expected_length(t, a, 0) - 110.0) < 1e-9);
+	starpu_perfmodel_update_history(&out_model, t, a, 0, 0, 1000.0);	/* set aside */
+	CU_ASSERT(fabs(starpu_task_expected_length(t, a, 0) - 110.0) < 1e-9);
+	starpu_task_destroy(t);
+	starpu_data_unregister(h);
+	stop();
+	struct starpu_perfmodel m;
+	CU_ASSERT_FATAL(load("vtest_outliers", &m) == 0);
+	double mean = 0;
+	CU_ASSERT(samples(&m, 0, 5600, &mean) == 4);
+	CU_ASSERT(fabs(mean - 110.0) < 1e-3);
+	starpu_perfmodel_unload_model(&m);
+
+	/* The machine got slower: five measurements at 1000 outnumber the four
+	 * samples, the entry restarts, and the file follows. */
+	start("1", "3");
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t) buf, 700, sizeof(double));
+	t = starpu_task_create();
+	t->destroy = 0;
+	t->cl = &out_cl;
+	t->handles[0] = h;
+	a = starpu_worker_get_perf_archtype(0, 0);
+	for (int i = 0; i < 7; i++)
+		starpu_perfmodel_update_history(&out_model, t, a, 0, 0, 1000.0);
+	CU_ASSERT(fabs(starpu_task_expected_length(t, a, 0) - 1000.0) < 1e-9);
+	starpu_task_destroy(t);
+	starpu_data_unregister(h);
+	stop();
+	CU_ASSERT_FATAL(load("vtest_outliers", &m) == 0);
+	CU_ASSERT(samples(&m, 0, 5600, &mean) == 3);
+	CU_ASSERT(fabs(mean - 1000.0) < 1e-3);
+	starpu_perfmodel_unload_model(&m);
+	vtest_setenv("STARPU_HISTORY_MAX_ERROR", "1000000");
+}
+
 /* The bus model of this machine: calibrated at the first init, in files. */
 static void test_bus(void)
 {
@@ -549,6 +604,9 @@ static int suite_init(void)
 	snprintf(sampling, sizeof(sampling), "%s/sampling", tmpdir);
 	vtest_setenv("STARPU_PERF_MODEL_DIR", sampling);
 	vtest_setenv("STARPU_HOSTNAME", HOST);
+	/* Counts are checked exactly: keep every measurement of these tiny,
+	 * noisy kernels (test_outliers sets its own threshold). */
+	vtest_setenv("STARPU_HISTORY_MAX_ERROR", "1000000");
 	buf = calloc(1 << 17, sizeof(double));
 	return buf ? 0 : -1;
 }
@@ -572,6 +630,7 @@ int main(int argc, char **argv)
 		{ "multiple regression model", test_multiple_regression },
 		{ "per-arch, per-devices and common cost functions", test_cost_functions },
 		{ "update_history, energy, conversion and transfer estimates", test_update_history },
+		{ "outlier measurements set aside, entries restarted", test_outliers },
 		{ "bus model calibrated and stored at init", test_bus },
 		{ "unwritable model directory: reported once, run goes on", test_unwritable_dir },
 		{ "corrupt model file: reported with file:line, ignored, kept", test_corrupt_file },
