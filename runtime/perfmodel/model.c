@@ -151,6 +151,8 @@ void pm_data_free(struct pm_data *d)
 		d->combs[c] = NULL;
 	}
 	d->ncombs = 0;
+	free(d->note);
+	d->note = NULL;
 }
 
 static void regression_init(struct starpu_perfmodel_regression_model *r)
@@ -425,6 +427,8 @@ static int merge_comb(struct starpu_perfmodel *model, struct pm_comb *dc, const 
 int pm_data_merge(struct pm_data *dst, const struct pm_data *src, int src_is_file, int deltas_only)
 {
 	int ret = 0;
+	if (src->note && !dst->note && !deltas_only)
+		dst->note = strdup(src->note);
 	for (unsigned c = 0; c < src->ncombs; c++)
 	{
 		const struct pm_comb *sc = src->combs[c];

@@ -47,6 +47,8 @@ struct reader
 	unsigned line;			/* of the last line returned */
 	char buf[MAX_LINE];		/* the current data line, NUL-terminated */
 	char comment[256];		/* the last comment line seen (multiple regression names) */
+	char *note;			/* "# Vela:" lines seen (provenance), owned */
+	size_t notelen;
 	char *err;
 	size_t errsize;
 };
@@ -94,6 +96,19 @@ static int next_line(struct reader *r, const char *what)
 		if (*s == '#')
 		{
 			snprintf(r->comment, sizeof(r->comment), "%.255s", s);
+			if (!strncmp(s, "# Vela:", 7) && r->notelen < 65536)
+			{
+				size_t n = strlen(s);
+				char *nn = realloc(r->note, r->notelen + n + 2);
+				if (nn)
+				{
+					memcpy(nn + r->notelen, s, n);
+					nn[r->notelen + n] = '\n';
+					nn[r->notelen + n + 1] = '\0';
+					r->note = nn;
+					r->notelen += n + 1;
+				}
+			}
 			continue;
 		}
 		if (*s == '\0')
@@ -336,6 +351,9 @@ int pm_file_parse(const char *buf, size_t len, const char *name, struct pm_data 
 
 	if ((ret = next_line(&r, "the format version")))
 		goto fail;
+	/* Provenance lines come before the version. */
+	out->note = r.note;
+	r.note = NULL;
 	char *cur = r.buf;
 	if ((ret = get_int(&r, token(&cur), LLONG_MIN, LLONG_MAX, "format version", &iv)))
 		goto fail;
@@ -401,8 +419,10 @@ int pm_file_parse(const char *buf, size_t len, const char *name, struct pm_data 
 			if ((ret = parse_impl(&r, &comb->impl[i])))
 				goto fail;
 	}
+	free(r.note);
 	return 0;
 fail:
+	free(r.note);
 	pm_data_free(out);
 	return ret;
 }
@@ -485,6 +505,8 @@ int pm_file_write(FILE *f, const struct pm_data *d, struct starpu_perfmodel *mod
 	unsigned ncombs = 0;
 	for (unsigned c = 0; c < d->ncombs; c++)
 		ncombs += d->combs[c] != NULL;
+	if (d->note)
+		fputs(d->note, f);
 	fprintf(f, "##################\n# Performance Model Version\n%d\n\n", PM_FILE_VERSION);
 	fprintf(f, "####################\n# COMBs\n# number of combinations\n%u\n", ncombs);
 	int fc = 0;

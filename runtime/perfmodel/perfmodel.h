@@ -150,6 +150,10 @@ struct pm_data
 {
 	unsigned ncombs;
 	struct pm_comb *combs[PM_MAX_COMBS];
+	/* Provenance: the "# Vela: ..." comment lines that open a file (such
+	 * as "derived from datasheet figures, not measured"), kept across
+	 * saves; owned, may be NULL. */
+	char *note;
 };
 
 void pm_data_init(struct pm_data *d);

@@ -1,0 +1,75 @@
+/* vela.c — the `vela` command: machine description, bus calibration and
+ * performance models (list, show, plot, derive). This file dispatches to
+ * the subcommands (one file each) and holds what they share.
+ */
+#include "tools/vela.h"
+
+#include <config.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+void vela_err(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "vela %s: ", cmd);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+int vela_is_help(const char *arg)
+{
+	return !strcmp(arg, "-h") || !strcmp(arg, "--help") || !strcmp(arg, "help");
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: vela COMMAND [ARGS]\n"
+		"\n"
+		"Commands:\n"
+		"  machine              workers, memory nodes, binding and bus of this machine\n"
+		"  calibrate-bus        measure the bus again and write the bus files and the\n"
+		"                       SimGrid platform file of this machine\n"
+		"  perfmodel list       the performance models calibrated on this host\n"
+		"  perfmodel show SYM   a model's entries and regressions (as starpu_perfmodel_display)\n"
+		"  perfmodel plot SYM   an SVG of time versus size per arch, points and fits\n"
+		"  perfmodel derive     roofline models of the example kernels for a device\n"
+		"                       described by its datasheet (peak FLOP/s, bandwidth)\n"
+		"\n"
+		"`vela COMMAND --help` describes a command. Models and bus files live under\n"
+		"$STARPU_PERF_MODEL_DIR (default $STARPU_HOME/.starpu/sampling), named after\n"
+		"$STARPU_HOSTNAME (default: this host's name).\n"
+		"Exit status: 0 success, 1 failure, 2 usage error.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+	{
+		usage(stderr);
+		return VELA_EXIT_USAGE;
+	}
+	const char *cmd = argv[1];
+	if (vela_is_help(cmd))
+	{
+		usage(stdout);
+		return VELA_EXIT_OK;
+	}
+	if (!strcmp(cmd, "--version") || !strcmp(cmd, "version"))
+	{
+		printf("vela %s (StarPU 1.3 API)\n", VELA_VERSION_STRING);
+		return VELA_EXIT_OK;
+	}
+	if (!strcmp(cmd, "machine"))
+		return vela_machine(argc - 1, argv + 1);
+	if (!strcmp(cmd, "calibrate-bus"))
+		return vela_calibrate_bus(argc - 1, argv + 1);
+	if (!strcmp(cmd, "perfmodel"))
+		return vela_perfmodel(argc - 1, argv + 1);
+	fprintf(stderr, "vela: unknown command '%s'\n\n", cmd);
+	usage(stderr);
+	return VELA_EXIT_USAGE;
+}
