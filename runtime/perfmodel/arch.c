@@ -145,29 +145,6 @@ int pm_worker_comb(unsigned workerid)
 	return worker_comb[workerid];
 }
 
-const char *pm_archtype_name(enum starpu_worker_archtype type)
-{
-	switch (type)
-	{
-	case STARPU_CPU_WORKER: return "cpu";
-	case STARPU_CUDA_WORKER: return "cuda";
-	case STARPU_OPENCL_WORKER: return "opencl";
-	case STARPU_MIC_WORKER: return "mic";
-	case STARPU_MPI_MS_WORKER: return "mpi_ms";
-	default: return "unknown";
-	}
-}
-
-void pm_arch_name(const struct starpu_perfmodel_arch *arch, int comb, unsigned impl, char *buf, size_t size)
-{
-	if (!arch || arch->ndevices < 1)
-	{
-		snprintf(buf, size, "invalid_impl%u (Comb%d)", impl, comb);
-		return;
-	}
-	snprintf(buf, size, "%s%d_impl%u (Comb%d)", pm_archtype_name(arch->devices[0].type), arch->devices[0].devid, impl, comb);
-}
-
 /* ------------------------------------------------------------------ */
 /* Public API. */
 

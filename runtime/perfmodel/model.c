@@ -117,63 +117,6 @@ int pm_settings_load(int force, int calibrate)
 	return 0;
 }
 
-/* ------------------------------------------------------------------ */
-/* Content containers. */
-
-void pm_data_init(struct pm_data *d)
-{
-	memset(d, 0, sizeof(*d));
-}
-
-void pm_impl_free(struct pm_impl *impl)
-{
-	pm_history_free(impl);
-	free(impl->pa.regression.coeff);
-	impl->pa.regression.coeff = NULL;
-	impl->pa.regression.ncoeff = 0;
-	free(impl->mlr_new.v);
-	impl->mlr_new.v = NULL;
-	impl->mlr_new.n = impl->mlr_new.cap = 0;
-	free(impl->mlr_header);
-	impl->mlr_header = NULL;
-}
-
-void pm_data_free(struct pm_data *d)
-{
-	for (unsigned c = 0; c < d->ncombs; c++)
-	{
-		struct pm_comb *comb = d->combs[c];
-		if (!comb)
-			continue;
-		for (unsigned i = 0; i < STARPU_MAXIMPLEMENTATIONS; i++)
-			pm_impl_free(&comb->impl[i]);
-		free(comb);
-		d->combs[c] = NULL;
-	}
-	d->ncombs = 0;
-	free(d->note);
-	d->note = NULL;
-}
-
-static void regression_init(struct starpu_perfmodel_regression_model *r)
-{
-	memset(r, 0, sizeof(*r));
-	r->alpha = r->beta = NAN;
-	r->a = r->b = r->c = NAN;
-}
-
-struct pm_comb *pm_comb_new(int ndevices, const struct starpu_perfmodel_device *devices)
-{
-	struct pm_comb *comb = calloc(1, sizeof(*comb));
-	if (!comb)
-		return NULL;
-	comb->ndevices = ndevices;
-	memcpy(comb->devices, devices, sizeof(*devices) * (size_t) ndevices);
-	for (unsigned i = 0; i < STARPU_MAXIMPLEMENTATIONS; i++)
-		regression_init(&comb->impl[i].pa.regression);
-	return comb;
-}
-
 int pm_type_is_learnt(enum starpu_perfmodel_type type)
 {
 	return type == STARPU_HISTORY_BASED || type == STARPU_REGRESSION_BASED ||
