@@ -803,7 +803,11 @@ static int load_for_tool(const char *path, const char *symbol, struct starpu_per
 		return -ENOMEM;
 	}
 	if (!model->symbol)
-		model->symbol = strdup(symbol);
+	{
+		/* Ours: freed (and the field cleared) by unload_model. */
+		st->owned_symbol = strdup(symbol);
+		model->symbol = st->owned_symbol;
+	}
 	if (model->type == STARPU_PERFMODEL_INVALID)
 		model->type = STARPU_HISTORY_BASED;
 	st->registered = 0;
@@ -875,6 +879,9 @@ int starpu_perfmodel_unload_model(struct starpu_perfmodel *model)
 	model->state = NULL;
 	model->is_loaded = 0;
 	model->is_init = 0;
+	if (st->owned_symbol && model->symbol == st->owned_symbol)
+		model->symbol = NULL;
+	free(st->owned_symbol);
 	state_free(st);
 	return 0;
 }

@@ -233,6 +233,7 @@ struct starpu_perfmodel_state
 	int reset;			/* STARPU_CALIBRATE=2: the file is replaced, not merged */
 	int file_bad;			/* the file could not be parsed: never overwrite it */
 	int reported;			/* an error about this model was printed */
+	char *owned_symbol;		/* load_symbol/load_file set model->symbol to it; freed by unload */
 	struct starpu_perfmodel_state *next;		/* registry list, under pm_registry_lock */
 };
 
