@@ -126,11 +126,12 @@ static struct starpu_perfmodel nl[NKERNELS] = {
 	{ .type = STARPU_NL_REGRESSION_BASED, .symbol = "vela_dgetrf_nl" },
 };
 static starpu_cpu_func_t funcs[NKERNELS] = { potrf_cpu, trsm_cpu, syrk_cpu, gemm_cpu, getrf_cpu };
-static struct starpu_codelet cl[2][NKERNELS];
+/* [0] history model, [1] non-linear model, [2] no model (warm-up runs). */
+static struct starpu_codelet cl[3][NKERNELS];
 
 static void codelets(void)
 {
-	for (int m = 0; m < 2; m++)
+	for (int m = 0; m < 3; m++)
 		for (int k = 0; k < NKERNELS; k++)
 		{
 			struct starpu_codelet *c = &cl[m][k];
@@ -139,7 +140,7 @@ static void codelets(void)
 			c->nbuffers = (int) nbuffers[k];
 			for (unsigned i = 0; i < nbuffers[k]; i++)
 				c->modes[i] = i + 1 == nbuffers[k] ? STARPU_RW : STARPU_R;
-			c->model = m ? &nl[k] : &hist[k];
+			c->model = m == 2 ? NULL : m ? &nl[k] : &hist[k];
 			c->name = names[k];
 		}
 }
@@ -233,10 +234,17 @@ int main(int argc, char **argv)
 	{
 		register_tiles(sizes[s]);
 		for (int k = 0; k < NKERNELS; k++)
+		{
+			/* Warm-up (first touch of the tiles, library setup): not
+			 * recorded, as a real application's first run would be. */
+			for (int r = 0; r < 2; r++)
+				if (run_one(&cl[2][k], k, NULL))
+					return 1;
 			for (int r = 0; r < cal; r++)
 				for (int m = 0; m < 2; m++)
 					if (run_one(&cl[m][k], k, NULL))
 						return 1;
+		}
 		unregister_tiles();
 	}
 	starpu_shutdown();
@@ -259,6 +267,8 @@ int main(int argc, char **argv)
 			for (int k = 0; k < NKERNELS; k++)
 				for (int m = pass; m < 2; m++)
 				{
+					if (run_one(&cl[2][k], k, NULL))	/* warm-up */
+						return 1;
 					struct starpu_task *probe = make_task(&cl[m][k], k, NULL);
 					probe->destroy = 0;
 					double pred = starpu_task_expected_length(probe, arch, 0);

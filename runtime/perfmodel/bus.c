@@ -316,7 +316,7 @@ double starpu_transfer_predict(unsigned src_node, unsigned dst_node, size_t size
 	return lat + (double) size / bw;
 }
 
-static void print_matrix(FILE *f, double m[STARPU_MAXNODES][STARPU_MAXNODES], const char *unit)
+static void print_matrix(FILE *f, double m[STARPU_MAXNODES][STARPU_MAXNODES], const char *unit, const char *fmt)
 {
 	unsigned n = pm_bus.nnodes ? pm_bus.nnodes : 1;
 	fprintf(f, "from/to\t");
@@ -333,19 +333,19 @@ static void print_matrix(FILE *f, double m[STARPU_MAXNODES][STARPU_MAXNODES], co
 		starpu_memory_node_get_name(i, name, sizeof(name));
 		fprintf(f, "%s\t", name);
 		for (unsigned j = 0; j < n; j++)
-			fprintf(f, "%.1f\t", m[i][j]);
+			fprintf(f, fmt, m[i][j]);
 		fprintf(f, "\n");
 	}
 }
 
 void starpu_bus_print_bandwidth(FILE *f)
 {
-	print_matrix(f, pm_bus.bandwidth, "MB/s");
+	print_matrix(f, pm_bus.bandwidth, "MB/s", "%.1f\t");
 }
 
 void pm_bus_print_latency(FILE *f)
 {
-	print_matrix(f, pm_bus.latency, "us");
+	print_matrix(f, pm_bus.latency, "us", "%.4f\t");
 }
 
 void starpu_bus_print_affinity(FILE *f)
