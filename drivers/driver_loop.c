@@ -13,6 +13,7 @@
 #include "core/rt.h"
 #include "core/workers.h"
 #include "data/data.h"
+#include "perfmodel/perfmodel.h"
 #include "sched/sched.h"
 #include "trace/trace.h"
 
@@ -124,9 +125,15 @@ static void execute_job(struct worker *w, struct job *job)
 		w->current_task = task;
 		t->current_task = task;
 		t->in_codelet = 1;
+		/* Calibration: time the kernel alone when its model learns from
+		 * measurements (perfmodel/perfmodel.h; never in simulation). */
+		int measure = pm_measure_wanted(job, w);
+		double start = measure ? os_now_us() : 0.0;
 		trace_on_exec_start(job);	/* observers: data fetched, kernel starts */
 		ret = w->drv->execute(w, job);
 		trace_on_exec_end(w, job, ret != 0);	/* observers: kernel done */
+		if (measure && !ret)
+			pm_measure_record(job, w, os_now_us() - start);
 		t->in_codelet = 0;
 		t->current_task = NULL;
 		w->current_task = NULL;

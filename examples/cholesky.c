@@ -142,7 +142,20 @@ static void gemm_cpu(void *buffers[], void *cl_arg)
 		    1.0, tile_ptr(buffers[2]), tile_ld(buffers[2]));
 }
 
+/*
+ * History-based performance models, one per kernel: calibrated on the first
+ * runs (or with STARPU_CALIBRATE=1), kept in $STARPU_HOME/.starpu/sampling,
+ * shown by `vela perfmodel show vela_dgemm`. The symbols are those of
+ * perfmodels/ and of `vela perfmodel derive`, so models derived for a GPU
+ * or shipped for a machine apply to this program.
+ */
+static struct starpu_perfmodel potrf_model = { .type = STARPU_HISTORY_BASED, .symbol = "vela_dpotrf" };
+static struct starpu_perfmodel trsm_model = { .type = STARPU_HISTORY_BASED, .symbol = "vela_dtrsm" };
+static struct starpu_perfmodel syrk_model = { .type = STARPU_HISTORY_BASED, .symbol = "vela_dsyrk" };
+static struct starpu_perfmodel gemm_model = { .type = STARPU_HISTORY_BASED, .symbol = "vela_dgemm" };
+
 static struct starpu_codelet potrf_cl = {
+	.model = &potrf_model,
 	.where = STARPU_CPU,
 	.cpu_funcs = { potrf_cpu },
 	.cpu_funcs_name = { "potrf_cpu" },
@@ -152,6 +165,7 @@ static struct starpu_codelet potrf_cl = {
 };
 
 static struct starpu_codelet trsm_cl = {
+	.model = &trsm_model,
 	.where = STARPU_CPU,
 	.cpu_funcs = { trsm_cpu },
 	.cpu_funcs_name = { "trsm_cpu" },
@@ -161,6 +175,7 @@ static struct starpu_codelet trsm_cl = {
 };
 
 static struct starpu_codelet syrk_cl = {
+	.model = &syrk_model,
 	.where = STARPU_CPU,
 	.cpu_funcs = { syrk_cpu },
 	.cpu_funcs_name = { "syrk_cpu" },
@@ -170,6 +185,7 @@ static struct starpu_codelet syrk_cl = {
 };
 
 static struct starpu_codelet gemm_cl = {
+	.model = &gemm_model,
 	.where = STARPU_CPU,
 	.cpu_funcs = { gemm_cpu },
 	.cpu_funcs_name = { "gemm_cpu" },

@@ -20,6 +20,7 @@
 #include <starpu_data_interfaces.h>
 #include <starpu_data_filters.h>
 #include <starpu_disk.h>
+#include <starpu_hash.h>
 #include <starpu_stdlib.h>
 #include <starpu_task_dep.h>
 #include <starpu_task.h>

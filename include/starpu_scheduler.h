@@ -14,6 +14,8 @@
 #include <starpu_config.h>
 #include <starpu_thread.h>
 #include <starpu_worker.h>
+#include <starpu_data.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C"
@@ -90,6 +92,22 @@ int starpu_wake_worker_relax(int workerid);
 int starpu_wake_worker_no_relax(int workerid);
 int starpu_wake_worker_locked(int workerid);
 int starpu_wake_worker_relax_light(int workerid);
+
+/* Performance predictions for schedulers (runtime/perfmodel/). Durations
+ * are in microseconds. expected_length is 0.0 when the codelet has no
+ * model, and NAN when its model needs more measurements on that arch (a
+ * policy should then run the task there, which calibrates the model). */
+uint32_t starpu_task_footprint(struct starpu_perfmodel *model, struct starpu_task *task, struct starpu_perfmodel_arch *arch, unsigned nimpl);
+uint32_t starpu_task_data_footprint(struct starpu_task *task);
+double starpu_task_expected_length(struct starpu_task *task, struct starpu_perfmodel_arch *arch, unsigned nimpl);
+double starpu_worker_get_relative_speedup(struct starpu_perfmodel_arch *perf_arch);
+double starpu_task_expected_data_transfer_time(unsigned memory_node, struct starpu_task *task);
+double starpu_task_expected_data_transfer_time_for(struct starpu_task *task, unsigned worker);
+double starpu_data_expected_transfer_time(starpu_data_handle_t handle, unsigned memory_node, enum starpu_data_access_mode mode);
+/* In joules, from the codelet's energy_model (NAN when uncalibrated). */
+double starpu_task_expected_energy(struct starpu_task *task, struct starpu_perfmodel_arch *arch, unsigned nimpl);
+/* Multiformat conversions: none in Vela yet, so 0.0. */
+double starpu_task_expected_conversion_time(struct starpu_task *task, struct starpu_perfmodel_arch *arch, unsigned nimpl);
 
 #ifdef __cplusplus
 }

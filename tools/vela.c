@@ -1,43 +1,95 @@
-/* vela.c — the `vela` command: a dispatcher to one subcommand per file
- * (tools/<subcommand>_*.c), each with its own usage. The machine,
- * calibration, performance-model and replay subcommands join this table
- * as they are written.
+/* vela.c — the `vela` command: a dispatcher to one subcommand per file,
+ * and what the subcommands share (tools/vela.h). Subcommands: machine
+ * description, bus calibration, performance models (list, show, plot,
+ * derive), traces (export, stats, diff).
  */
+#include "tools/vela.h"
+
+#include <config.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+void vela_err(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "vela %s: ", cmd);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+int vela_is_help(const char *arg)
+{
+	return !strcmp(arg, "-h") || !strcmp(arg, "--help") || !strcmp(arg, "help");
+}
+
+/* The trace subcommand takes the arguments after its name. */
 int trace_main(int argc, char **argv);
 
+static int vela_trace(int argc, char **argv)
+{
+	return trace_main(argc - 1, argv + 1);
+}
+
+/* Each entry point takes its own argv, argv[0] being the subcommand. */
 static const struct
 {
 	const char *name;
 	int (*main)(int argc, char **argv);
-	const char *help;
 } commands[] = {
-	{ "trace", trace_main, "export, inspect and compare execution traces (STARPU_FXT_TRACE=1)" },
+	{ "machine", vela_machine },
+	{ "calibrate-bus", vela_calibrate_bus },
+	{ "perfmodel", vela_perfmodel },
+	{ "trace", vela_trace },
 };
-
-#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: vela COMMAND [ARGS...]\n\ncommands:\n");
-	for (unsigned i = 0; i < NCOMMANDS; i++)
-		fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].help);
-	fprintf(f, "\n'vela COMMAND --help' tells more.\n");
+	fprintf(f,
+		"Usage: vela COMMAND [ARGS]\n"
+		"\n"
+		"Commands:\n"
+		"  machine              workers, memory nodes, binding and bus of this machine\n"
+		"  calibrate-bus        measure the bus again and write the bus files and the\n"
+		"                       SimGrid platform file of this machine\n"
+		"  perfmodel list       the performance models calibrated on this host\n"
+		"  perfmodel show SYM   a model's entries and regressions (as starpu_perfmodel_display)\n"
+		"  perfmodel plot SYM   an SVG of time versus size per arch, points and fits\n"
+		"  perfmodel derive     roofline models of the example kernels for a device\n"
+		"                       described by its datasheet (peak FLOP/s, bandwidth)\n"
+		"  trace                export, inspect and compare execution traces\n"
+		"                       (recorded with STARPU_FXT_TRACE=1)\n"
+		"\n"
+		"`vela COMMAND --help` describes a command. Models and bus files live under\n"
+		"$STARPU_PERF_MODEL_DIR (default $STARPU_HOME/.starpu/sampling), named after\n"
+		"$STARPU_HOSTNAME (default: this host's name).\n"
+		"Exit status: 0 success, 1 failure, 2 usage error.\n");
 }
 
 int main(int argc, char **argv)
 {
-	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
+	if (argc < 2)
 	{
-		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
+		usage(stderr);
+		return VELA_EXIT_USAGE;
 	}
-	for (unsigned i = 0; i < NCOMMANDS; i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].main(argc - 2, argv + 2);
-	fprintf(stderr, "vela: unknown command '%s'\n\n", argv[1]);
+	const char *cmd = argv[1];
+	if (vela_is_help(cmd))
+	{
+		usage(stdout);
+		return VELA_EXIT_OK;
+	}
+	if (!strcmp(cmd, "--version") || !strcmp(cmd, "version"))
+	{
+		printf("vela %s (StarPU 1.3 API)\n", VELA_VERSION_STRING);
+		return VELA_EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(cmd, commands[i].name))
+			return commands[i].main(argc - 1, argv + 1);
+	fprintf(stderr, "vela: unknown command '%s'\n\n", cmd);
 	usage(stderr);
-	return 2;
+	return VELA_EXIT_USAGE;
 }

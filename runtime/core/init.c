@@ -17,6 +17,7 @@
 #include "data/data.h"
 #include "data/memory.h"
 #include "drivers/driver.h"
+#include "perfmodel/perfmodel.h"
 #include "sched/sched.h"
 #include "trace/trace.h"
 
@@ -89,8 +90,12 @@ int starpu_initialize(struct starpu_conf *user_conf, int *argc, char ***argv)
 		ret = -ENODEV;
 		goto fail_workers;
 	}
-	if ((ret = sched_setup()))
+	/* Performance models: worker archs, settings, and the bus model
+	 * (calibrated here, before any worker runs, the first time). */
+	if ((ret = pm_init()))
 		goto fail_workers;
+	if ((ret = sched_setup()))
+		goto fail_perfmodel;
 
 	trace_init();	/* observers: profiling and trace recording, per the environment */
 	atomic_store(&rt.running, 1);
@@ -127,6 +132,8 @@ fail_threads:
 			os_thread_join(rt.workers[i].thread, NULL);
 	trace_shutdown();
 	sched_teardown();
+fail_perfmodel:
+	pm_shutdown();
 fail_workers:
 	workers_teardown();
 fail_nodes:
@@ -198,6 +205,8 @@ void starpu_shutdown(void)
 			rt.workers[i].thread_started = 0;
 		}
 
+	/* Calibration results go to the model files once no kernel runs. */
+	pm_shutdown();
 	trace_shutdown();	/* observers: STARPU_*_STATS reports, trace file closed */
 	sched_teardown();
 	tags_fini();

@@ -75,7 +75,8 @@ static size_t bcsr_get_size(starpu_data_handle_t handle)
 static uint32_t bcsr_footprint(starpu_data_handle_t handle)
 {
 	struct starpu_bcsr_interface *c = home_iface(handle);
-	return data_hash_u32(c->c, data_hash_u32(c->r, data_hash_u32(c->nrow, data_hash_u32(c->nnz, 0))));
+	/* As StarPU: nonzero blocks, then the block shape. */
+	return data_hash_u32(c->r, data_hash_u32(c->c, data_hash_u32(c->nnz, 0)));
 }
 
 static int bcsr_compare(void *x, void *y)

@@ -63,7 +63,15 @@ static struct starpu_coo_interface *home_iface(starpu_data_handle_t handle)
 	return starpu_data_get_interface_on_node(handle, STARPU_MAIN_RAM);
 }
 
+/* The size StarPU reports for COO data is that of the dense matrix (so are
+ * performance models keyed); what is allocated is the entries. */
 static size_t coo_get_size(starpu_data_handle_t handle)
+{
+	struct starpu_coo_interface *c = home_iface(handle);
+	return (size_t) c->nx * c->ny * c->elemsize;
+}
+
+static size_t coo_get_alloc_size(starpu_data_handle_t handle)
 {
 	struct starpu_coo_interface *c = home_iface(handle);
 	return (size_t) c->n_values * (c->elemsize + 2 * sizeof(uint32_t));
@@ -71,8 +79,9 @@ static size_t coo_get_size(starpu_data_handle_t handle)
 
 static uint32_t coo_footprint(starpu_data_handle_t handle)
 {
+	/* As StarPU: the dense shape. */
 	struct starpu_coo_interface *c = home_iface(handle);
-	return data_hash_u32(c->n_values, data_hash_u32(c->ny, data_hash_u32(c->nx, 0)));
+	return data_hash_u32(c->nx * c->ny, 0);
 }
 
 static int coo_compare(void *x, void *y)
@@ -111,6 +120,7 @@ struct starpu_data_interface_ops starpu_interface_coo_ops = {
 	.free_data_on_node = coo_free,
 	.copy_methods = &coo_copy_methods,
 	.get_size = coo_get_size,
+	.get_alloc_size = coo_get_alloc_size,
 	.footprint = coo_footprint,
 	.compare = coo_compare,
 	.describe = coo_describe,

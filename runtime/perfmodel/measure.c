@@ -1,0 +1,234 @@
+/* measure.c — calibration: recording kernel durations into models.
+ *
+ * The driver loop times a kernel when pm_measure_wanted says so (the
+ * codelet has a learnt model with a symbol, and the run is real) and hands
+ * the duration to pm_measure_record. Whether the sample is kept follows
+ * STARPU_CALIBRATE: with 1 or 2 every sample is; with 0 (the default) only
+ * while the entry is not calibrated yet (fewer than STARPU_CALIBRATE_MINIMUM
+ * samples for that footprint, arch and implementation, or a regression not
+ * yet valid), as StarPU does so that a new model calibrates itself during
+ * its first runs and then stays put.
+ */
+#include "perfmodel/perfmodel.h"
+#include "core/job.h"
+#include "core/rt.h"
+#include "core/workers.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+int pm_measure_wanted(struct job *job, struct worker *w)
+{
+	(void) w;
+	/* The check point of the design: a simulated kernel lasts what the
+	 * model predicted; recording that would feed the model its own output. */
+	if (os_is_simulated())
+		return 0;
+	struct starpu_task *task = job->task;
+	struct starpu_perfmodel *m = task && task->cl ? task->cl->model : NULL;
+	return m && m->symbol && pm_type_is_learnt(m->type);
+}
+
+void pm_measure_record(struct job *job, struct worker *w, double us)
+{
+	int comb = pm_worker_comb((unsigned) w->id);
+	if (comb < 0)
+		return;
+	pm_record(job->task->cl->model, job->task, comb, job->nimpl, us);
+}
+
+static int is_pow2(unsigned n)
+{
+	return n && !(n & (n - 1));
+}
+
+/* Whether a new sample for entry en of impl should be kept. */
+static int wanted(struct starpu_perfmodel *model, struct pm_impl *im, struct pm_entry *en)
+{
+	if (pm_conf.calibrate >= 1)
+		return 1;
+	unsigned min = pm_conf.calibrate_minimum;
+	const struct starpu_perfmodel_regression_model *r = &im->pa.regression;
+	switch (model->type)
+	{
+	case STARPU_REGRESSION_BASED:
+		return !r->valid || !en || en->e.nsample < min;
+	case STARPU_NL_REGRESSION_BASED:
+		return !r->nl_valid || !en || en->e.nsample < min;
+	case STARPU_MULTIPLE_REGRESSION_BASED:
+		return !r->multi_valid;
+	default:
+		return !en || en->e.nsample < min;
+	}
+}
+
+static void mlr_add_row(struct pm_impl *im, unsigned nparams, double us, const double *params)
+{
+	struct pm_mlr_rows *m = &im->mlr_new;
+	unsigned stride = 1 + nparams;
+	if (m->n && m->nparams != nparams)
+		return;
+	if (m->n == m->cap)
+	{
+		unsigned cap = m->cap ? 2 * m->cap : 64;
+		double *v = realloc(m->v, sizeof(double) * stride * cap);
+		if (!v)
+			return;
+		m->v = v;
+		m->cap = cap;
+	}
+	m->nparams = nparams;
+	m->v[(size_t) m->n * stride] = us;
+	for (unsigned p = 0; p < nparams; p++)
+		m->v[(size_t) m->n * stride + 1 + p] = params[p];
+	m->n++;
+}
+
+/* A measurement far from a settled entry's mean (more than
+ * STARPU_HISTORY_MAX_ERROR percent, default 50) is set aside, as a
+ * disturbed run; when such measurements outnumber the entry's samples, the
+ * entry was the wrong one (its first runs were the disturbed ones, or the
+ * machine changed): it restarts from the new measurements, and saving
+ * replaces the file's entry. Returns 1 if the sample must be dropped. */
+static int outlier(struct starpu_perfmodel *model, int comb, unsigned impl, struct pm_entry *en, double us)
+{
+	struct starpu_perfmodel_history_entry *e = &en->e;
+	if (e->nsample < 3 || !(e->mean > 0.0))
+		return 0;
+	if (fabs(us - e->mean) <= e->mean * pm_conf.history_max_error / 100.0)
+		return 0;
+	e->nerror++;
+	if (e->nerror <= e->nsample)
+		return 1;
+	char name[128];
+	pm_arch_name(pm_comb_arch(comb), comb, impl, name, sizeof(name));
+	rt_warn("performance model '%s' on %s: %u measurements disagree by more than %.0f%% with the mean %.3f us of %u samples; restarting that entry (STARPU_HISTORY_MAX_ERROR sets the threshold)",
+		model->symbol, name, e->nerror, pm_conf.history_max_error, e->mean, e->nsample);
+	e->nsample = 0;
+	e->nerror = 0;
+	e->sum = e->sum2 = 0.0;
+	en->new_n = 0;
+	en->new_sum = en->new_sum2 = 0.0;
+	en->flushed = 1;
+	return 0;
+}
+
+/* force: keep the sample whatever STARPU_CALIBRATE says. */
+static void record(struct starpu_perfmodel *model, struct starpu_task *task, int comb, unsigned impl, double us, int force)
+{
+	if (!model || !task || !isfinite(us) || us < 0 || impl >= STARPU_MAXIMPLEMENTATIONS)
+		return;
+	struct starpu_perfmodel_state *st = pm_state_get(model);
+	const struct starpu_perfmodel_arch *arch = pm_comb_arch(comb);
+	if (!st || !arch || st->file_bad)
+		return;
+	/* Application callbacks run without our locks held. */
+	uint32_t fp = pm_task_footprint(model, task, arch, comb, impl);
+	size_t size = pm_task_size(model, task, arch, comb, impl);
+	double params[PM_MAX_COEFFS];
+	unsigned nparams = 0;
+	if (model->type == STARPU_MULTIPLE_REGRESSION_BASED)
+	{
+		if (!model->parameters || model->nparameters == 0 || model->nparameters > PM_MAX_COEFFS)
+			return;
+		nparams = model->nparameters;
+		model->parameters(task, params);
+	}
+
+	os_rwlock_wrlock(&st->lock);
+	struct pm_impl *im = pm_state_impl(st, comb, impl);
+	if (!im)
+		goto out;
+	struct pm_entry *en = pm_history_find(im, fp);
+	if (!force && !wanted(model, im, en))
+		goto out;
+	if (model->type == STARPU_MULTIPLE_REGRESSION_BASED)
+	{
+		/* Rows, not history: StarPU keeps none for these models. */
+		mlr_add_row(im, nparams, us, params);
+		struct starpu_perfmodel_regression_model *r = &im->pa.regression;
+		if (r->coeff && is_pow2(im->mlr_new.n) && im->mlr_new.n >= model->ncombinations + 1)
+			if (pm_mlr_fit(model, &im->mlr_new, r->coeff) == 0)
+				r->multi_valid = 1;
+		st->dirty = 1;
+		goto out;
+	}
+	if (en && outlier(model, comb, impl, en, us))
+		goto out;
+	int fresh = !en;
+	if (!en)
+	{
+		en = pm_history_insert(im, fp, 1);
+		if (!en)
+			goto out;
+		en->e.size = size;
+		en->e.flops = task->flops;
+	}
+	pm_entry_add_sample(en, us, 1);
+	if ((model->type == STARPU_REGRESSION_BASED || model->type == STARPU_NL_REGRESSION_BASED) && size > 0 && us > 0)
+	{
+		double lx = log((double) size), ly = log(us);
+		struct starpu_perfmodel_regression_model *r = &im->pa.regression;
+		struct pm_reg_delta *d = &im->reg_new;
+		if (r->nsample == 0 || size < r->minx)
+			r->minx = size;
+		if (r->nsample == 0 || size > r->maxx)
+			r->maxx = size;
+		if (d->n == 0 || size < d->minx)
+			d->minx = size;
+		if (d->n == 0 || size > d->maxx)
+			d->maxx = size;
+		r->sumlnx += lx;
+		r->sumlnx2 += lx * lx;
+		r->sumlny += ly;
+		r->sumlnxlny += lx * ly;
+		r->nsample++;
+		d->sumlnx += lx;
+		d->sumlnx2 += lx * lx;
+		d->sumlny += ly;
+		d->sumlnxlny += lx * ly;
+		d->n++;
+		pm_regression_update_linear(r, pm_conf.calibrate_minimum);
+		/* The non-linear fit costs a search: redo it when an entry
+		 * appears or the samples double, and at save. */
+		if (model->type == STARPU_NL_REGRESSION_BASED && (fresh || is_pow2(r->nsample)))
+			pm_regression_update_nl(im, pm_conf.calibrate_minimum);
+	}
+	st->dirty = 1;
+out:
+	os_rwlock_unlock(&st->lock);
+}
+
+void starpu_perfmodel_update_history(struct starpu_perfmodel *model, struct starpu_task *task, struct starpu_perfmodel_arch *arch, unsigned cpuid, unsigned nimpl, double measured)
+{
+	(void) cpuid;
+	if (!model || !task || !arch)
+	{
+		rt_error("starpu_perfmodel_update_history: model, task or arch is NULL");
+		return;
+	}
+	if (!pm_type_is_learnt(model->type))
+	{
+		rt_error("starpu_perfmodel_update_history: model '%s' is not history or regression based (type %d)",
+			 model->symbol ? model->symbol : "(no symbol)", (int) model->type);
+		return;
+	}
+	if (!isfinite(measured) || measured < 0)
+	{
+		rt_error("starpu_perfmodel_update_history: measured=%g is not a duration", measured);
+		return;
+	}
+	int comb = pm_arch_comb(arch);
+	if (comb < 0)
+	{
+		rt_error("starpu_perfmodel_update_history: invalid arch (%d devices)", arch->ndevices);
+		return;
+	}
+	/* An explicit measurement is always kept, whatever STARPU_CALIBRATE. */
+	record(model, task, comb, nimpl, measured, 1);
+}
+
+void pm_record(struct starpu_perfmodel *model, struct starpu_task *task, int comb, unsigned impl, double us)
+{
+	record(model, task, comb, impl, us, 0);
+}

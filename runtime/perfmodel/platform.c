@@ -1,0 +1,134 @@
+/* platform.c — the SimGrid v4 platform file of this machine, from the
+ * topology and the measured bus: what sim/ loads to simulate the machine,
+ * and the format of the example machines in platforms/.
+ *
+ * Conventions (those of StarPU's platform files, which the simulated
+ * drivers follow):
+ *   - one host per CPU core, "CPU0".."CPUn-1", and "MAIN" for the
+ *     application's main thread;
+ *   - one host per memory node: "RAM" for main memory, "CUDA<i>" and
+ *     "OpenCL<i>" for devices, "DISK<i>" for disks, with properties
+ *     memsize (bytes) and, for devices, model;
+ *   - per ordered pair of memory nodes a link "<src>-<dst>" with the
+ *     measured bandwidth and latency, and the route through it;
+ *     "RAM-RAM" carries the copy speed within main memory;
+ *   - the network model CM02 with factors 1, so that a transfer lasts
+ *     latency + size / bandwidth exactly, and links are shared fairly.
+ */
+#include "perfmodel/perfmodel.h"
+#include "core/conf.h"
+#include "core/rt.h"
+#include "data/memory.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static void node_host(unsigned node, char *buf, size_t size)
+{
+	if (node >= mem_nnodes)
+	{
+		snprintf(buf, size, "NODE%u", node);
+		return;
+	}
+	int dev = mem_nodes[node].devid;
+	switch (mem_nodes[node].kind)
+	{
+	case STARPU_CPU_RAM:
+		if (dev == 0)
+			snprintf(buf, size, "RAM");
+		else
+			snprintf(buf, size, "RAM%d", dev);
+		break;
+	case STARPU_CUDA_RAM: snprintf(buf, size, "CUDA%d", dev); break;
+	case STARPU_OPENCL_RAM: snprintf(buf, size, "OpenCL%d", dev); break;
+	case STARPU_DISK_RAM: snprintf(buf, size, "DISK%d", dev); break;
+	default: snprintf(buf, size, "NODE%u", node); break;
+	}
+}
+
+/* MB/s → bytes/s, µs → s; unknown values become harmless defaults. */
+static double bps(double mbs)
+{
+	return mbs > 0 && isfinite(mbs) ? mbs * 1e6 : 1e12;
+}
+
+static double secs(double us)
+{
+	return us >= 0 && isfinite(us) ? us * 1e-6 : 0.0;
+}
+
+int pm_platform_write(FILE *f, const struct pm_bus *b)
+{
+	time_t now = time(NULL);
+	char date[64];
+	strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S", localtime(&now));
+	unsigned ncores = topo_ncores();
+	fprintf(f, "<?xml version='1.0'?>\n");
+	fprintf(f, "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n");
+	fprintf(f, "<!-- Machine \"%s\" as measured by Vela's bus calibration on %s:\n", pm_conf.hostname, date);
+	fprintf(f, "     %u CPU cores, %u NUMA node(s), %u memory node(s). Bandwidths and latencies\n", ncores, b->nnuma, b->nnodes);
+	fprintf(f, "     are the measured copy speeds between memory nodes (best of %s runs). -->\n", "several");
+	fprintf(f, "<platform version=\"4.1\">\n");
+	fprintf(f, "  <config id=\"General\">\n");
+	fprintf(f, "    <prop id=\"network/model\" value=\"CM02\"/>\n");
+	fprintf(f, "    <prop id=\"network/latency-factor\" value=\"1\"/>\n");
+	fprintf(f, "    <prop id=\"network/bandwidth-factor\" value=\"1\"/>\n");
+	fprintf(f, "    <prop id=\"network/crosstraffic\" value=\"0\"/>\n");
+	fprintf(f, "    <prop id=\"network/weight-S\" value=\"0.0\"/>\n");
+	fprintf(f, "  </config>\n");
+	fprintf(f, "  <zone id=\"%s\" routing=\"Full\">\n", pm_conf.hostname);
+	fprintf(f, "    <host id=\"MAIN\" speed=\"1f\"/>\n");
+	for (unsigned c = 0; c < ncores; c++)
+		fprintf(f, "    <host id=\"CPU%u\" speed=\"2000000000f\"/>\n", c);
+	for (unsigned n = 0; n < b->nnodes; n++)
+	{
+		char h[32];
+		node_host(n, h, sizeof(h));
+		fprintf(f, "    <host id=\"%s\" speed=\"1f\">\n", h);
+		if (n < mem_nnodes && mem_nodes[n].total > 0)
+			fprintf(f, "      <prop id=\"memsize\" value=\"%zd\"/>\n", mem_nodes[n].total);
+		if (n < mem_nnodes && mem_nodes[n].kind != STARPU_CPU_RAM)
+			fprintf(f, "      <prop id=\"model\" value=\"%s\"/>\n", mem_nodes[n].name);
+		fprintf(f, "    </host>\n");
+	}
+	for (unsigned i = 0; i < b->nnodes; i++)
+		for (unsigned j = 0; j < b->nnodes; j++)
+		{
+			char hi[32], hj[32];
+			node_host(i, hi, sizeof(hi));
+			node_host(j, hj, sizeof(hj));
+			fprintf(f, "    <link id=\"%s-%s\" bandwidth=\"%.6fBps\" latency=\"%.9fs\"/>\n", hi, hj,
+				bps(b->bandwidth[i][j]), secs(b->latency[i][j]));
+		}
+	for (unsigned i = 0; i < b->nnodes; i++)
+		for (unsigned j = 0; j < b->nnodes; j++)
+		{
+			char hi[32], hj[32];
+			node_host(i, hi, sizeof(hi));
+			node_host(j, hj, sizeof(hj));
+			fprintf(f, "    <route src=\"%s\" dst=\"%s\" symmetrical=\"NO\"><link_ctn id=\"%s-%s\"/></route>\n",
+				hi, hj, hi, hj);
+		}
+	fprintf(f, "  </zone>\n</platform>\n");
+	return ferror(f) ? -EIO : 0;
+}
+
+int pm_platform_write_file(const char *path, const struct pm_bus *b)
+{
+	char tmp[4400];
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long) getpid());
+	FILE *f = fopen(tmp, "w");
+	if (!f)
+		return -errno;
+	int ret = pm_platform_write(f, b);
+	if (fclose(f) && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path))
+		ret = -errno;
+	if (ret)
+		unlink(tmp);
+	return ret;
+}
