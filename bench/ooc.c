@@ -19,7 +19,8 @@
  * of the disk node's files after the sweeps (in the directory, or open and
  * already unlinked).  read_bytes and
  * write_bytes (what reached the block device) are printed too; they are
- * usually near 0 because the page cache absorbs the files.
+ * usually near 0 because the page cache absorbs the files.  The peak resident
+ * memory of the process (VmHWM) shows whether the RAM limit holds in fact.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -118,7 +119,24 @@ static struct starpu_codelet axpy_cl = {
 	.name = "ooc_axpy",
 };
 
-/* --- measuring I/O from outside the runtime */
+/* --- measuring I/O and memory from outside the runtime */
+
+/* Peak resident set size of the process in bytes (VmHWM), or -1.  The RAM
+ * limit is only worth something if the process's real footprint follows. */
+static int64_t peak_rss(void)
+{
+	char line[256];
+	long long kib = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmHWM: %lld kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib < 0 ? -1 : kib * 1024;
+}
 
 static struct io_counters io_read(void)
 {
@@ -376,7 +394,7 @@ static void usage(FILE *f)
 		"  -k         keep the disk directory\n"
 		"  -m         machine-readable output, one line:\n"
 		"             sweep_s sweep_tasks_per_s sweep_GBps sweep_rd_MB sweep_wr_MB\n"
-		"             total_s total_rd_MB total_wr_MB disk_MB\n");
+		"             total_s total_rd_MB total_wr_MB disk_MB peak_rss_MB\n");
 }
 
 static unsigned long parse_count(const char *s, const char *what, unsigned long max)
@@ -401,7 +419,7 @@ int main(int argc, char **argv)
 	unsigned *tile_ids, nx, nfiles, bad;
 	struct io_counters c0, c1, c2, c3;
 	double t0, t1, t2, t3, ws_mib;
-	int64_t disk_bytes;
+	int64_t disk_bytes, rss;
 	char dir[4096], limit_str[32];
 	int c, ret, node;
 
@@ -542,6 +560,7 @@ int main(int argc, char **argv)
 	bad = verify(&o, x, y, nx);
 	t3 = starpu_timing_now();
 	c3 = io_read();
+	rss = peak_rss();
 
 	double tile_bytes = (double)o.tile_kib * 1024;
 
@@ -565,10 +584,10 @@ int main(int argc, char **argv)
 	if (o.machine) {
 		double s = ph[1].us / 1e6;
 
-		printf("%.3f %.0f %.3f %.1f %.1f %.3f %.1f %.1f %.1f\n",
+		printf("%.3f %.0f %.3f %.1f %.1f %.3f %.1f %.1f %.1f %.1f\n",
 		       s, ph[1].tasks / s, ph[1].bytes / 1e9 / s,
 		       mb(ph[1].io.rchar), mb(ph[1].io.wchar), ph[3].us / 1e6,
-		       mb(ph[3].io.rchar), mb(ph[3].io.wchar), mb(disk_bytes));
+		       mb(ph[3].io.rchar), mb(ph[3].io.wchar), mb(disk_bytes), mb(rss));
 	} else {
 		printf("%-7s %8s %7s %10s %8s %12s %12s %10s %10s\n", "phase",
 		       "time_s", "tasks", "tasks/s", "GB/s", "disk_rd_MB",
@@ -577,6 +596,7 @@ int main(int argc, char **argv)
 			print_phase(&ph[p]);
 		printf("# disk node files after the sweeps: %u, %.1f MB\n",
 		       nfiles, mb(disk_bytes));
+		printf("# peak resident memory of the process (VmHWM): %.1f MB\n", mb(rss));
 		printf("# GB/s: tile bytes accessed by the phase's tasks (2 tiles per task;"
 		       " verify: 2 acquires per tile pair) / time; disk_*: rchar/wchar"
 		       " growth; dev_*: read_bytes/write_bytes growth\n");
