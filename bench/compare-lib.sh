@@ -1,3 +1,5 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2154 # cmp_name, vela_pc, build_vela, starpu_only: set by the caller
 # compare-lib.sh: what the bench/compare-* scripts share, sourced by them
 # (not run on its own).  Each script builds one or more benchmark sources
 # against Vela and against StarPU 1.3, runs the two binaries alternately,
