@@ -50,7 +50,8 @@ extern struct starpu_disk_ops starpu_disk_unistd_ops;
 void *starpu_disk_open(unsigned node, void *pos, size_t size);
 void starpu_disk_close(unsigned node, void *obj, size_t size);
 
-/* Adds a disk memory node of size bytes (at least STARPU_DISK_SIZE_MIN).
+/* Adds a disk memory node of size bytes (at least STARPU_DISK_SIZE_MIN;
+ * negative: no limit).
  * Returns the node's number, or a negative errno: -ENOENT / -EACCES when
  * the storage cannot be opened (a message says why), -EINVAL for a size
  * below the minimum. */

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 static int cpu_execute(struct worker *w, struct job *j)
@@ -46,10 +47,22 @@ const struct drv_ops drv_cpu_ops = {
 /* ------------------------------------------------------------------ */
 /* RAM. */
 
+/* Large buffers are mapped directly: the C allocator keeps freed aligned
+ * blocks in its heap and may not reuse them for the next aligned request,
+ * so under eviction churn the process would grow far beyond what the
+ * runtime accounts (STARPU_LIMIT_CPU_MEM). Mapped memory goes back to the
+ * system on free. */
+#define RAM_MMAP_THRESHOLD (256 * 1024)
+
 static uintptr_t ram_malloc(unsigned node, size_t size, int flags)
 {
 	(void) node;
 	(void) flags;
+	if (size >= RAM_MMAP_THRESHOLD)
+	{
+		void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		return p == MAP_FAILED ? 0 : (uintptr_t) p;
+	}
 	void *p = NULL;
 	if (posix_memalign(&p, 64, size ? size : 1))
 		return 0;
@@ -59,9 +72,11 @@ static uintptr_t ram_malloc(unsigned node, size_t size, int flags)
 static void ram_free(unsigned node, uintptr_t addr, size_t size, int flags)
 {
 	(void) node;
-	(void) size;
 	(void) flags;
-	free((void *) addr);
+	if (size >= RAM_MMAP_THRESHOLD)
+		munmap((void *) addr, size);
+	else
+		free((void *) addr);
 }
 
 static int ram_copy(uintptr_t src, size_t src_offset, unsigned src_node,

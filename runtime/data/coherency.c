@@ -259,6 +259,35 @@ static void unpin_first(struct job *job, unsigned n, unsigned node)
 	}
 }
 
+/* Whether all of job's buffers can be on node at once (else waiting for
+ * memory would be endless): 0, or -ENOMEM with a message. */
+static int job_fits(struct job *job, unsigned node)
+{
+	ssize_t total = mem_nodes[node].total;
+	if (total < 0)
+		return 0;
+	size_t need = 0;
+	for (unsigned i = 0; i < job->nbuffers; i++)
+	{
+		struct job_buffer *b = &job->buffers[i];
+		if (b->flags & JOB_BUFFER_NOFETCH)
+			continue;
+		starpu_data_handle_t h = b->handle;
+		os_mutex_lock(&h->lock);
+		struct data_replicate *r = &h->rep[node];
+		/* Application buffers and views do not count. */
+		int counted = (b->mode & (STARPU_SCRATCH | STARPU_REDUX)) || !r->allocated || r->allocated_by_runtime;
+		os_mutex_unlock(&h->lock);
+		if (counted)
+			need += starpu_data_get_alloc_size(h);
+	}
+	if ((ssize_t) need <= total)
+		return 0;
+	rt_error("task '%s' needs %zu bytes of data on memory node %u (%s) at once, more than its %zd (-ENOMEM)",
+		 starpu_task_get_name(job->task), need, node, mem_nodes[node].name, total);
+	return -ENOMEM;
+}
+
 int data_fetch_for_job(struct job *job, unsigned node)
 {
 	struct starpu_task *task = job->task;
@@ -291,7 +320,7 @@ restart:
 				if ((ret = data_allocate_private(h, iface, node)))
 					free(iface);
 			}
-			if (ret == -EAGAIN)
+			if (ret == -EAGAIN && !(ret = job_fits(job, node)))
 			{
 				unpin_first(job, i, node);
 				data_wait_memory(node);
@@ -310,7 +339,7 @@ restart:
 		if (b->flags & JOB_BUFFER_NOFETCH)
 			continue;
 		int ret = data_make_valid(h, node, (enum starpu_data_access_mode) b->mode);
-		if (ret == -EAGAIN)
+		if (ret == -EAGAIN && !(ret = job_fits(job, node)))
 		{
 			/* The node is full of pinned data: let go of ours so that
 			 * other tasks can finish, wait, and start over. */

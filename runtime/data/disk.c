@@ -58,7 +58,8 @@ static int disk_add(struct starpu_disk_ops *func, void *parameter, ssize_t size,
 		rt_error("%s: the disk operations are incomplete (plug, alloc, free, read and write are required) (-EINVAL)", fn);
 		return -EINVAL;
 	}
-	if (size < STARPU_DISK_SIZE_MIN)
+	/* A negative size means no limit (as in StarPU). */
+	if (size >= 0 && size < STARPU_DISK_SIZE_MIN)
 	{
 		rt_error("%s: size %zd is below STARPU_DISK_SIZE_MIN (%d bytes) (-EINVAL)", fn, size, STARPU_DISK_SIZE_MIN);
 		return -EINVAL;
@@ -88,7 +89,7 @@ static int disk_add(struct starpu_disk_ops *func, void *parameter, ssize_t size,
 		ndisks += mem_nodes[i].kind == STARPU_DISK_RAM;
 	char name[32];
 	snprintf(name, sizeof(name), "disk %d", ndisks);
-	int node = memory_node_add(STARPU_DISK_RAM, ndisks, &drv_disk_node_ops, d, size, name);
+	int node = memory_node_add(STARPU_DISK_RAM, ndisks, &drv_disk_node_ops, d, size < 0 ? -1 : size, name);
 	if (node < 0)
 	{
 		if (func->unplug)

@@ -257,6 +257,8 @@ static struct data_replicate *pick_victim(unsigned node)
 
 /* Evicts victim (its handle locked on entry and exit); returns the bytes
  * freed, 0 if it had to stay. */
+static int allocate_replicate(starpu_data_handle_t h, unsigned node, int quiet);
+
 static ssize_t evict(struct data_replicate *victim)
 {
 	starpu_data_handle_t h = victim->handle;
@@ -267,7 +269,7 @@ static ssize_t evict(struct data_replicate *victim)
 		if (target < 0)
 			return 0;
 		victim->refcnt++;	/* keep it while the lock is dropped */
-		int ret = data_allocate_replicate(h, (unsigned) target);
+		int ret = allocate_replicate(h, (unsigned) target, 1);
 		if (ret == 0)
 			ret = data_transfer_locked(h, (unsigned) target);
 		victim->refcnt--;
@@ -298,20 +300,72 @@ static ssize_t reclaim(unsigned node, ssize_t need)
 	os_mutex_lock(&n->lock);
 	ssize_t freed = mem_cache_flush_locked(node, need);
 	os_mutex_unlock(&n->lock);
-	while (freed < need)
+	/* A victim that could not go (its write-back found no room) goes to
+	 * the end of the list: give up after a run of those. */
+	int failures = 0;
+	atomic_fetch_add(&n->evicting, 1);
+	while (freed < need && failures < 16)
 	{
 		struct data_replicate *victim = pick_victim(node);
 		if (!victim)
 			break;
 		starpu_data_handle_t h = victim->handle;
-		freed += evict(victim);
+		ssize_t got = evict(victim);
+		freed += got;
+		failures = got ? 0 : failures + 1;
 		os_cond_broadcast(&h->busy_cond);
 		os_mutex_unlock(&h->lock);
 	}
+	atomic_fetch_sub(&n->evicting, 1);
 	return freed;
 }
 
-int data_allocate_replicate(starpu_data_handle_t h, unsigned node)
+/* Whether something on node is in use now (pinned, being copied, being
+ * evicted, private buffers of running tasks), so that waiting may free
+ * memory. self: a handle whose lock the caller holds. */
+static int node_in_use(unsigned node, starpu_data_handle_t self)
+{
+	struct memory_node *n = &mem_nodes[node];
+	if (atomic_load(&n->private_bytes) > 0 || atomic_load(&n->evicting) > 0)
+		return 1;
+	int busy = 0;
+	os_mutex_lock(&n->lock);
+	for (struct data_replicate *r = n->lru_head; r && !busy; r = r->lru_next)
+	{
+		if (r->handle != self && os_mutex_trylock(&r->handle->lock))
+		{
+			busy = 1;	/* someone is working on it */
+			break;
+		}
+		busy = r->refcnt || r->transferring || r->allocating || r->reading;
+		if (r->handle != self)
+			os_mutex_unlock(&r->handle->lock);
+	}
+	os_mutex_unlock(&n->lock);
+	return busy;
+}
+
+/* After eviction failed to make room: -EAGAIN if memory may free up by
+ * waiting (eviction freed some, taken by another thread meanwhile; or the
+ * node is in use), else -ENOMEM with a message saying why (the node is full
+ * of data that has nowhere to go). */
+static int no_room(starpu_data_handle_t self, unsigned node, size_t size, ssize_t freed, int quiet)
+{
+	if (freed > 0 || node_in_use(node, self))
+		return -EAGAIN;
+	if (quiet)
+		return -ENOMEM;
+	struct memory_node *n = &mem_nodes[node];
+	const char *why = n->kind != STARPU_CPU_RAM ? "it can only be evicted to RAM, which is full too"
+		: starpu_disk_swap_node < 0 ? "no disk to evict it to (STARPU_DISK_SWAP or starpu_disk_register)"
+		: "the swap disk is full too";
+	rt_error("memory node %u (%s) is full: %zd of %zd bytes hold data that cannot be evicted (%s); "
+		 "%zu more bytes are needed (-ENOMEM)", node, n->name, n->used, n->total, why, size);
+	return -ENOMEM;
+}
+
+/* quiet: a failure is no error of its own (eviction trying a write-back). */
+static int allocate_replicate(starpu_data_handle_t h, unsigned node, int quiet)
 {
 	struct data_replicate *r = &h->rep[node];
 	while (r->allocating)
@@ -343,13 +397,13 @@ int data_allocate_replicate(starpu_data_handle_t h, unsigned node)
 		 * handles' locks, and may write data back to another node. */
 		r->allocating = 1;
 		os_mutex_unlock(&h->lock);
-		reclaim(node, (ssize_t) size);
+		ssize_t freed = reclaim(node, (ssize_t) size);
 		os_mutex_lock(&h->lock);
 		r->allocating = 0;
 		os_cond_broadcast(&h->busy_cond);
 		got = h->ops->allocate_data_on_node(r->interface, node);
 		if (got < 0)
-			return -EAGAIN;
+			return no_room(h, node, size, freed, quiet);
 	}
 	r->allocated = 1;
 	r->allocated_by_runtime = 1;
@@ -357,6 +411,11 @@ int data_allocate_replicate(starpu_data_handle_t h, unsigned node)
 	r->alloc_size = got > 0 ? (size_t) got : size;
 	data_lru_touch(r);
 	return 0;
+}
+
+int data_allocate_replicate(starpu_data_handle_t h, unsigned node)
+{
+	return allocate_replicate(h, node, 0);
 }
 
 int data_allocate_private(starpu_data_handle_t h, void *iface, unsigned node)
@@ -369,16 +428,21 @@ int data_allocate_private(starpu_data_handle_t h, void *iface, unsigned node)
 			 (void *) h, size, node, n->name, n->total);
 		return -ENOMEM;
 	}
-	if (h->ops->allocate_data_on_node(iface, node) >= 0)
-		return 0;
-	reclaim(node, (ssize_t) size);
-	return h->ops->allocate_data_on_node(iface, node) >= 0 ? 0 : -EAGAIN;
+	if (h->ops->allocate_data_on_node(iface, node) < 0)
+	{
+		ssize_t freed = reclaim(node, (ssize_t) size);
+		if (h->ops->allocate_data_on_node(iface, node) < 0)
+			return no_room(NULL, node, size, freed, 0);
+	}
+	atomic_fetch_add(&n->private_bytes, (ssize_t) size);
+	return 0;
 }
 
 void data_free_private(starpu_data_handle_t h, void *iface, unsigned node)
 {
 	if (h->ops->free_data_on_node)
 		h->ops->free_data_on_node(iface, node);
+	atomic_fetch_sub(&mem_nodes[node].private_bytes, (ssize_t) alloc_size_of(h));
 	data_memory_released(node);
 }
 

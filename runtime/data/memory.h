@@ -29,6 +29,8 @@ struct memory_node
 	os_mutex_t lock;
 	os_cond_t released;		/* memory was released: allocation may retry */
 	_Atomic int nwaiting;		/* threads waiting on released (read without the lock) */
+	_Atomic int evicting;		/* threads evicting from the node now */
+	_Atomic ssize_t private_bytes;	/* scratch and reduction buffers of running tasks */
 	ssize_t used;			/* bytes allocated by the runtime (cache included) */
 	ssize_t cached;			/* of which freed buffers kept in the cache */
 	struct cache_entry *cache;	/* the allocation cache */

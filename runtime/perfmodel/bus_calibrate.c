@@ -98,6 +98,10 @@ int pm_bus_measure(struct pm_bus *b, int progress)
 	for (unsigned i = 0; i < mem_nnodes; i++)
 		for (unsigned j = 0; j < mem_nnodes; j++)
 		{
+			/* Two disks (or a disk and itself) do not copy to each
+			 * other: data goes through RAM, whose links are measured. */
+			if (mem_nodes[i].kind == STARPU_DISK_RAM && mem_nodes[j].kind == STARPU_DISK_RAM)
+				continue;
 			size_t size = BW_BYTES;
 			/* Small nodes (a device with little memory) get a smaller
 			 * buffer: a quarter of their capacity. */

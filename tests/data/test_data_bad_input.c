@@ -204,6 +204,10 @@ static void test_disk_unusable(void)
 	vtest_capture_stderr_begin();
 	CU_ASSERT_EQUAL(starpu_disk_register(NULL, ok, 64 << 20), -EINVAL);
 	check_message(vtest_capture_stderr_end(), "operations");
+	/* A negative size is no limit, as in StarPU. */
+	int unlimited = starpu_disk_register(&starpu_disk_unistd_ops, ok, -1);
+	CU_ASSERT(unlimited > 0);
+	CU_ASSERT_EQUAL(starpu_memory_get_total((unsigned) unlimited), -1);
 	rmdir(ok);
 	check_runtime_works();
 }
@@ -356,11 +360,114 @@ static void test_env_swap_works(void)
 	CU_ASSERT_EQUAL(rmdir(dir), 0);	/* nothing left behind */
 }
 
+/* Fills n vectors of 1 MiB (home -1) one task each; returns how many
+ * tasks could not run (their data never got a buffer). */
+static int fill_mib_vectors(starpu_data_handle_t *h, int n)
+{
+	enum { ELEMS = (1 << 20) / (int) sizeof(int) };
+	for (int i = 0; i < n; i++)
+	{
+		starpu_vector_data_register(&h[i], -1, 0, ELEMS, sizeof(int));
+		struct starpu_task *t = starpu_task_create();
+		t->cl = &fill_cl;
+		t->cl_arg = (void *) (intptr_t) (i * 100);
+		t->handles[0] = h[i];
+		CU_ASSERT_EQUAL_FATAL(starpu_task_submit(t), 0);
+	}
+	starpu_task_wait_for_all();
+	int missing = 0;
+	for (int i = 0; i < n; i++)
+		missing += !starpu_data_is_on_node(h[i], STARPU_MAIN_RAM) && (starpu_memory_nodes_get_count() < 2 || !starpu_data_is_on_node(h[i], 1));
+	return missing;
+}
+
+static void test_limit_without_disk(void)
+{
+	/* 8 MiB of data through 4 MiB of RAM and no disk: the data that does
+	 * not fit is an error, not a hang; the data that fits is intact. */
+	vtest_setenv("STARPU_LIMIT_CPU_MEM", "4");
+	CU_ASSERT_EQUAL_FATAL(start_with_env(), 0);
+	starpu_data_handle_t h[8];
+	vtest_capture_stderr_begin();
+	int missing = fill_mib_vectors(h, 8);
+	const char *err = vtest_capture_stderr_end();
+	CU_ASSERT_EQUAL(missing, 4);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "no disk to evict it to"));
+	for (int i = 0; i < 4; i++)
+	{
+		CU_ASSERT_EQUAL_FATAL(starpu_data_acquire(h[i], STARPU_R), 0);
+		CU_ASSERT_EQUAL(((int *) starpu_vector_get_local_ptr(h[i]))[5], i * 100 + 5);
+		starpu_data_release(h[i]);
+	}
+	for (int i = 0; i < 8; i++)
+		starpu_data_unregister(h[i]);
+	starpu_shutdown();
+	vtest_env_restore();
+}
+
+static void test_swap_disk_full(void)
+{
+	/* 24 MiB through 4 MiB of RAM and a 16 MiB disk. */
+	char dir[] = "/tmp/vela-swap-XXXXXX";
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	vtest_setenv("STARPU_DISK_SWAP", dir);
+	vtest_setenv("STARPU_DISK_SWAP_SIZE", "16");
+	vtest_setenv("STARPU_LIMIT_CPU_MEM", "4");
+	CU_ASSERT_EQUAL_FATAL(start_with_env(), 0);
+	starpu_data_handle_t h[24];
+	vtest_capture_stderr_begin();
+	int missing = fill_mib_vectors(h, 24);
+	const char *err = vtest_capture_stderr_end();
+	CU_ASSERT_EQUAL(missing, 4);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "the swap disk is full too"));
+	for (int i = 0; i < 24; i++)
+		starpu_data_unregister(h[i]);
+	starpu_shutdown();
+	vtest_env_restore();
+	CU_ASSERT_EQUAL(rmdir(dir), 0);
+}
+
+static void add3_cpu(void *buffers[], void *cl_arg)
+{
+	(void) buffers;
+	(void) cl_arg;
+}
+
+static void test_task_larger_than_ram(void)
+{
+	/* A task whose three 2 MiB buffers cannot be in 4 MiB at once. */
+	static struct starpu_codelet cl = {
+		.cpu_funcs = { add3_cpu }, .nbuffers = 3, .modes = { STARPU_W, STARPU_W, STARPU_W }, .name = "three",
+	};
+	vtest_setenv("STARPU_LIMIT_CPU_MEM", "4");
+	CU_ASSERT_EQUAL_FATAL(start_with_env(), 0);
+	starpu_data_handle_t h[3];
+	for (int i = 0; i < 3; i++)
+		starpu_vector_data_register(&h[i], -1, 0, (2 << 20) / (int) sizeof(int), sizeof(int));
+	struct starpu_task *t = starpu_task_create();
+	t->cl = &cl;
+	for (int i = 0; i < 3; i++)
+		t->handles[i] = h[i];
+	vtest_capture_stderr_begin();
+	CU_ASSERT_EQUAL_FATAL(starpu_task_submit(t), 0);
+	starpu_task_wait_for_all();
+	const char *err = vtest_capture_stderr_end();
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "task 'three' needs 6291456 bytes"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "more than its 4194304"));
+	for (int i = 0; i < 3; i++)
+		starpu_data_unregister(h[i]);
+	starpu_shutdown();
+	vtest_env_restore();
+}
+
 static const struct vtest_case env_cases[] =
 {
 	{ "env_limit_malformed", test_env_limit_malformed },
 	{ "env_swap_unusable", test_env_swap_unusable },
 	{ "env_swap_works", test_env_swap_works },
+	{ "limit_without_disk", test_limit_without_disk },
+	{ "swap_disk_full", test_swap_disk_full },
+	{ "task_larger_than_ram", test_task_larger_than_ram },
 	VTEST_END
 };
 
