@@ -238,6 +238,9 @@ static struct data_replicate *pick_victim(unsigned node)
 {
 	struct memory_node *n = &mem_nodes[node];
 	struct data_replicate *victim = NULL;
+	/* Among the least recently used few, a clean one (valid elsewhere
+	 * too) is cheaper: nothing to write back. */
+	int clean_window = 16;
 	os_mutex_lock(&n->lock);
 	for (struct data_replicate *r = n->lru_head; r; r = r->lru_next)
 	{
@@ -245,12 +248,24 @@ static struct data_replicate *pick_victim(unsigned node)
 			continue;	/* busy: someone else uses it, skip */
 		if (evictable(r))
 		{
-			lru_unlink(n, r);
-			victim = r;
-			break;
+			int clean = !is_only_valid_copy(r->handle, node);
+			if (clean || !victim || clean_window <= 0)
+			{
+				if (victim)
+					os_mutex_unlock(&victim->handle->lock);
+				victim = r;
+				if (clean || clean_window <= 0)
+					break;
+				clean_window--;
+				continue;
+			}
 		}
 		os_mutex_unlock(&r->handle->lock);
+		if (victim && --clean_window <= 0)
+			break;
 	}
+	if (victim)
+		lru_unlink(n, victim);
 	os_mutex_unlock(&n->lock);
 	return victim;
 }
@@ -284,12 +299,9 @@ static ssize_t evict(struct data_replicate *victim)
 	}
 	ssize_t size = (ssize_t) victim->alloc_size;
 	trace_on_mem(node, TM_EVICT, (size_t) size, (uintptr_t) h);	/* observers: eviction */
-	if (h->ops->free_data_on_node)
-		h->ops->free_data_on_node(victim->interface, node);
-	victim->allocated = 0;
-	victim->allocated_by_runtime = 0;
-	victim->state = REP_INVALID;
-	victim->alloc_size = 0;
+	/* Into the cache: the allocation that evicted it most often wants a
+	 * buffer of the same shape (tiles), and reuses it as it is. */
+	data_free_replicate(h, node);
 	return size;
 }
 
@@ -398,10 +410,15 @@ static int allocate_replicate(starpu_data_handle_t h, unsigned node, int quiet)
 		r->allocating = 1;
 		os_mutex_unlock(&h->lock);
 		ssize_t freed = reclaim(node, (ssize_t) size);
+		os_mutex_lock(&n->lock);
+		cached = cache_take_locked(n, h, r, size);
+		if (!cached)
+			mem_cache_flush_locked(node, (ssize_t) size);	/* evicted buffers of other shapes */
+		os_mutex_unlock(&n->lock);
 		os_mutex_lock(&h->lock);
 		r->allocating = 0;
 		os_cond_broadcast(&h->busy_cond);
-		got = h->ops->allocate_data_on_node(r->interface, node);
+		got = cached ? (starpu_ssize_t) size : h->ops->allocate_data_on_node(r->interface, node);
 		if (got < 0)
 			return no_room(h, node, size, freed, quiet);
 	}
