@@ -193,7 +193,19 @@ int worker_wake(struct worker *w)
 	return woken;
 }
 
-void worker_wake_one_idle(unsigned ctx_id, struct starpu_task *task, int backlog)
+static uint32_t arch_mask(enum starpu_worker_archtype arch);
+
+uint32_t worker_task_where(const struct starpu_task *task)
+{
+	if (!task->cl)
+		return ~0u;
+	uint32_t where = task->cl->where;
+	if (task->where != -1)
+		where &= (uint32_t) task->where;
+	return where;
+}
+
+void worker_wake_one_idle(unsigned ctx_id, uint32_t where, int backlog)
 {
 	/* Pairs with the fence of a worker between announcing itself idle (or
 	 * stopping to poll) and looking at the queues: either it sees the work
@@ -217,7 +229,7 @@ void worker_wake_one_idle(unsigned ctx_id, struct starpu_task *task, int backlog
 		int st = atomic_load_explicit(&w->status, memory_order_acquire);
 		if (st != WS_SLEEPING && st != WS_SLEEP_PENDING)
 			continue;
-		if (task && worker_first_impl(w, task) < 0)
+		if (!(where & arch_mask(w->arch)))
 			continue;
 		if (worker_wake(w))
 			return;

@@ -116,7 +116,11 @@ int worker_wake(struct worker *w);
 /* After pushing task to a queue now holding backlog tasks, wakes one idle
  * worker of sched context ctx that can run it (task NULL: any), unless
  * polling workers will take the backlog. Cheap when nobody is idle. */
-void worker_wake_one_idle(unsigned ctx, struct starpu_task *task, int backlog);
+void worker_wake_one_idle(unsigned ctx, uint32_t where, int backlog);
+/* The kinds of worker (STARPU_CPU, ...) that may run task: what a policy
+ * reads before pushing it (once pushed, the task may already be running,
+ * or gone). */
+uint32_t worker_task_where(const struct starpu_task *task);
 /* Wakes every worker (shutdown, resume). */
 void worker_wake_all(void);
 

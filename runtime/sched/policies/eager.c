@@ -55,17 +55,23 @@ static void prio_deinit(unsigned ctx)
 
 static int eager_push(struct starpu_task *task)
 {
-	struct eager_data *d = starpu_sched_ctx_get_policy_data(task->sched_ctx);
+	unsigned ctx = task->sched_ctx;
+	uint32_t where = worker_task_where(task);
+	struct eager_data *d = starpu_sched_ctx_get_policy_data(ctx);
 	fifo_push_back(&d->fifo, task);
-	worker_wake_one_idle(task->sched_ctx, task, fifo_ntasks(&d->fifo));
+	/* The task is not ours any more: it may already be running. */
+	worker_wake_one_idle(ctx, where, fifo_ntasks(&d->fifo));
 	return 0;
 }
 
 static int prio_push(struct starpu_task *task)
 {
-	struct eager_data *d = starpu_sched_ctx_get_policy_data(task->sched_ctx);
+	unsigned ctx = task->sched_ctx;
+	uint32_t where = worker_task_where(task);
+	struct eager_data *d = starpu_sched_ctx_get_policy_data(ctx);
 	prioq_push(&d->prioq, task);
-	worker_wake_one_idle(task->sched_ctx, task, prioq_ntasks(&d->prioq));
+	/* The task is not ours any more: it may already be running. */
+	worker_wake_one_idle(ctx, where, prioq_ntasks(&d->prioq));
 	return 0;
 }
 

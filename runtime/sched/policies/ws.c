@@ -81,10 +81,12 @@ static int ws_push(struct starpu_task *task)
 		if (target < 0)
 			return -ENODEV;
 	}
+	uint32_t where = worker_task_where(task);
 	prioq_push(&d->queues[target], task);
-	/* The target may be asleep; if it is busy, an idle worker can steal. */
+	/* The target may be asleep; if it is busy, an idle worker can steal.
+	 * The task may already be running: only what was read before. */
 	if (target == starpu_worker_get_id() || !worker_wake(worker_get(target)))
-		worker_wake_one_idle(ctx, task, prioq_ntasks(&d->queues[target]));
+		worker_wake_one_idle(ctx, where, prioq_ntasks(&d->queues[target]));
 	return 0;
 }
 
