@@ -290,6 +290,11 @@ void data_handle_free_deferred(starpu_data_handle_t h);
 /* At shutdown: the lookup table, and the handles kept to detect reuse. */
 void data_lookup_fini(void);
 
+/* The interface of handle on node for the typed accessors
+ * (starpu_vector_get_nx, ...): a stale handle gets an error and an
+ * all-zero interface, not a crash. */
+void *data_accessor_iface(starpu_data_handle_t handle, unsigned node);
+
 /* ---- acquire.c */
 void data_acquire_free(struct job *job);
 

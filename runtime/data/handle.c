@@ -811,6 +811,17 @@ void *starpu_data_get_interface_on_node(starpu_data_handle_t handle, unsigned me
 	return handle->rep[memory_node].interface;
 }
 
+void *data_accessor_iface(starpu_data_handle_t handle, unsigned node)
+{
+	/* Big enough and aligned for any standard interface; all zeros, so a
+	 * stale handle reads as empty data instead of crashing. */
+	static _Alignas(64) const char dead[512];
+	if (data_handle_valid(handle) && node < STARPU_MAXNODES)
+		return handle->rep[node].interface;
+	rt_error("data accessor: handle %p is not registered (used after starpu_data_unregister?)", (void *) handle);
+	return (void *) dead;
+}
+
 void *starpu_data_handle_to_pointer(starpu_data_handle_t handle, unsigned node)
 {
 	if (!data_handle_valid(handle) || node >= mem_nnodes || !handle->rep[node].allocated)

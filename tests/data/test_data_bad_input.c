@@ -117,6 +117,12 @@ static void test_use_after_unregister(void)
 	check_message(vtest_capture_stderr_end(), "not registered");
 	CU_ASSERT_EQUAL(starpu_data_is_on_node(h, STARPU_MAIN_RAM), 0);
 	CU_ASSERT_PTR_NULL(starpu_data_get_interface_on_node(h, STARPU_MAIN_RAM));
+	/* Typed accessors read as empty data, with an error. */
+	vtest_capture_stderr_begin();
+	CU_ASSERT_EQUAL(starpu_variable_get_elemsize(h), 0);
+	CU_ASSERT_EQUAL(starpu_vector_get_nx(h), 0);
+	CU_ASSERT_EQUAL(starpu_matrix_get_local_ptr(h), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(vtest_capture_stderr_end(), "is not registered (used after starpu_data_unregister?)"));
 	CU_ASSERT_EQUAL(x, 0);
 	check_runtime_works();
 }

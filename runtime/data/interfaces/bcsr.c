@@ -59,7 +59,7 @@ static const struct starpu_data_copy_methods bcsr_copy_methods = {
 
 static struct starpu_bcsr_interface *home_iface(starpu_data_handle_t handle)
 {
-	return starpu_data_get_interface_on_node(handle, STARPU_MAIN_RAM);
+	return data_accessor_iface(handle, STARPU_MAIN_RAM);
 }
 
 static size_t bcsr_get_size(starpu_data_handle_t handle)
@@ -161,7 +161,7 @@ void starpu_bcsr_data_register(starpu_data_handle_t *handle, int home_node, uint
 
 static struct starpu_bcsr_interface *local_iface(starpu_data_handle_t handle)
 {
-	return starpu_data_get_interface_on_node(handle, starpu_worker_get_local_memory_node());
+	return data_accessor_iface(handle, starpu_worker_get_local_memory_node());
 }
 
 uint32_t starpu_bcsr_get_nnz(starpu_data_handle_t handle) { return home_iface(handle)->nnz; }

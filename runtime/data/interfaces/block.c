@@ -75,7 +75,7 @@ static const struct starpu_data_copy_methods block_copy_methods = {
 
 static struct starpu_block_interface *home_iface(starpu_data_handle_t handle)
 {
-	return starpu_data_get_interface_on_node(handle, STARPU_MAIN_RAM);
+	return data_accessor_iface(handle, STARPU_MAIN_RAM);
 }
 
 static size_t block_get_size(starpu_data_handle_t handle)
@@ -228,7 +228,7 @@ size_t starpu_block_get_elemsize(starpu_data_handle_t handle) { return home_ifac
 
 static struct starpu_block_interface *local_iface(starpu_data_handle_t handle)
 {
-	return starpu_data_get_interface_on_node(handle, starpu_worker_get_local_memory_node());
+	return data_accessor_iface(handle, starpu_worker_get_local_memory_node());
 }
 
 uint32_t starpu_block_get_local_ldy(starpu_data_handle_t handle) { return local_iface(handle)->ldy; }

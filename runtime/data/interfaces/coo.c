@@ -60,7 +60,7 @@ static const struct starpu_data_copy_methods coo_copy_methods = {
 
 static struct starpu_coo_interface *home_iface(starpu_data_handle_t handle)
 {
-	return starpu_data_get_interface_on_node(handle, STARPU_MAIN_RAM);
+	return data_accessor_iface(handle, STARPU_MAIN_RAM);
 }
 
 /* The size StarPU reports for COO data is that of the dense matrix (so are

@@ -77,7 +77,7 @@ static const struct starpu_data_copy_methods matrix_copy_methods = {
 
 static struct starpu_matrix_interface *home_iface(starpu_data_handle_t handle)
 {
-	return starpu_data_get_interface_on_node(handle, STARPU_MAIN_RAM);
+	return data_accessor_iface(handle, STARPU_MAIN_RAM);
 }
 
 static size_t matrix_get_size(starpu_data_handle_t handle)
@@ -239,13 +239,13 @@ uint32_t starpu_matrix_get_ny(starpu_data_handle_t handle)
 uint32_t starpu_matrix_get_local_ld(starpu_data_handle_t handle)
 {
 	unsigned node = starpu_worker_get_local_memory_node();
-	return ((struct starpu_matrix_interface *) starpu_data_get_interface_on_node(handle, node))->ld;
+	return ((struct starpu_matrix_interface *) data_accessor_iface(handle, node))->ld;
 }
 
 uintptr_t starpu_matrix_get_local_ptr(starpu_data_handle_t handle)
 {
 	unsigned node = starpu_worker_get_local_memory_node();
-	return ((struct starpu_matrix_interface *) starpu_data_get_interface_on_node(handle, node))->ptr;
+	return ((struct starpu_matrix_interface *) data_accessor_iface(handle, node))->ptr;
 }
 
 size_t starpu_matrix_get_elemsize(starpu_data_handle_t handle)

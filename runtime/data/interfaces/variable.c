@@ -173,11 +173,11 @@ void starpu_variable_ptr_register(starpu_data_handle_t handle, unsigned node, ui
 
 size_t starpu_variable_get_elemsize(starpu_data_handle_t handle)
 {
-	return ((struct starpu_variable_interface *) starpu_data_get_interface_on_node(handle, STARPU_MAIN_RAM))->elemsize;
+	return ((struct starpu_variable_interface *) data_accessor_iface(handle, STARPU_MAIN_RAM))->elemsize;
 }
 
 uintptr_t starpu_variable_get_local_ptr(starpu_data_handle_t handle)
 {
 	unsigned node = starpu_worker_get_local_memory_node();
-	return ((struct starpu_variable_interface *) starpu_data_get_interface_on_node(handle, node))->ptr;
+	return ((struct starpu_variable_interface *) data_accessor_iface(handle, node))->ptr;
 }

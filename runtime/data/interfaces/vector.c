@@ -63,7 +63,7 @@ static const struct starpu_data_copy_methods vector_copy_methods = {
 
 static struct starpu_vector_interface *home_iface(starpu_data_handle_t handle)
 {
-	return starpu_data_get_interface_on_node(handle, STARPU_MAIN_RAM);
+	return data_accessor_iface(handle, STARPU_MAIN_RAM);
 }
 
 static size_t vector_get_size(starpu_data_handle_t handle)
@@ -222,5 +222,5 @@ size_t starpu_vector_get_allocsize(starpu_data_handle_t handle)
 uintptr_t starpu_vector_get_local_ptr(starpu_data_handle_t handle)
 {
 	unsigned node = starpu_worker_get_local_memory_node();
-	return ((struct starpu_vector_interface *) starpu_data_get_interface_on_node(handle, node))->ptr;
+	return ((struct starpu_vector_interface *) data_accessor_iface(handle, node))->ptr;
 }
