@@ -31,6 +31,8 @@
 
 #include <starpu.h>
 
+#include "bench_util.h"
+
 #define MAX_NBUF 8
 /* Elements per vector: small, so that the data is only ever bookkeeping. */
 #define VEC_NX 16
@@ -59,13 +61,6 @@ struct opts {
 	int machine;
 	const char *policy;	/* NULL: leave the choice to STARPU_SCHED/default */
 };
-
-static void die(const char *what, int ret)
-{
-	fprintf(stderr, "data_overhead: %s failed: %s (%d)\n", what,
-		strerror(ret < 0 ? -ret : ret), ret);
-	exit(EXIT_FAILURE);
-}
 
 /*
  * handles[c * MAX_NBUF + k]: handle k of set c.  Set 0 is also the one every
@@ -156,20 +151,6 @@ static struct sample run_once(struct starpu_task *tasks, const struct opts *o,
 	return s;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Sorts v in place; for even counts, the mean of the two middle values. */
-static double median(double *v, unsigned k)
-{
-	qsort(v, k, sizeof(*v), cmp_double);
-	return (k % 2) ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2.0;
-}
-
 static void report(const struct opts *o, const char *mode, unsigned nbuf,
 		   const char *policy, const struct sample *samples)
 {
@@ -240,18 +221,6 @@ static void usage(FILE *f)
 		MAX_NBUF);
 }
 
-static unsigned parse_count(const char *s, const char *what, unsigned max)
-{
-	char *end;
-	unsigned long v = strtoul(s, &end, 10);
-
-	if (*s == '\0' || *end != '\0' || v == 0 || v > max) {
-		fprintf(stderr, "data_overhead: bad %s '%s'\n", what, s);
-		exit(EXIT_FAILURE);
-	}
-	return (unsigned)v;
-}
-
 static void parse_nbufs(struct opts *o, char *list)
 {
 	char *save = NULL;
@@ -274,6 +243,7 @@ static void parse_nbufs(struct opts *o, char *list)
 
 int main(int argc, char **argv)
 {
+	bench_name = "data_overhead";
 	struct opts o = {
 		.n = 20000, .reps = 5, .chains = 1,
 		.nbufs = { 1, 2, 4, 8 }, .nnbufs = 4, .do_r = 1, .do_rw = 1,
@@ -326,13 +296,7 @@ int main(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 
-	/* STARPU_SCHED takes precedence over conf.sched_policy_name, so an
-	 * explicit -p has to clear it or the label would lie. */
-	if (o.policy && getenv("STARPU_SCHED"))
-		unsetenv("STARPU_SCHED");
-	policy = o.policy ? o.policy : getenv("STARPU_SCHED");
-	if (!policy || !*policy)
-		policy = "default";
+	policy = policy_label(o.policy);
 
 	/* Allocated before init so that the whole run's memory is in place
 	 * before anything is timed. */

@@ -36,6 +36,8 @@
 
 #include <starpu.h>
 
+#include "bench_util.h"
+
 struct opts {
 	size_t tile_kib;	/* bytes per tile / 1024 */
 	unsigned ntiles;	/* tiles per vector */
@@ -60,13 +62,6 @@ struct phase {
 	double bytes;		/* tile data accessed by the phase's tasks */
 	struct io_counters io;	/* growth during the phase */
 };
-
-static void die(const char *what, int ret)
-{
-	fprintf(stderr, "ooc: %s failed: %s (%d)\n", what,
-		strerror(ret < 0 ? -ret : ret), ret);
-	exit(EXIT_FAILURE);
-}
 
 /* --- the computation: x(i,j) and y0(i,j) are small integers, stored
  * exactly in doubles, so the expected result y0 + 2·S·x is exact too. */
@@ -397,20 +392,9 @@ static void usage(FILE *f)
 		"             total_s total_rd_MB total_wr_MB disk_MB peak_rss_MB\n");
 }
 
-static unsigned long parse_count(const char *s, const char *what, unsigned long max)
-{
-	char *end;
-	unsigned long v = strtoul(s, &end, 10);
-
-	if (*s == '\0' || *end != '\0' || v == 0 || v > max) {
-		fprintf(stderr, "ooc: bad %s '%s'\n", what, s);
-		exit(EXIT_FAILURE);
-	}
-	return v;
-}
-
 int main(int argc, char **argv)
 {
+	bench_name = "ooc";
 	struct opts o = { .tile_kib = 4096, .ntiles = 32, .sweeps = 4 };
 	struct starpu_conf conf;
 	struct phase ph[4] = { { .name = "init" }, { .name = "sweeps" },
@@ -501,8 +485,7 @@ int main(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 
-	if (o.policy && getenv("STARPU_SCHED"))
-		unsetenv("STARPU_SCHED");
+	const char *policy = policy_label(o.policy);
 	ret = starpu_conf_init(&conf);
 	if (ret != 0)
 		die("starpu_conf_init", ret);
@@ -541,7 +524,7 @@ int main(int argc, char **argv)
 		       " %u sweeps, policy %s\n",
 		       o.ntiles, o.tile_kib, ws_mib, o.limit_mib, node, o.disk_mib,
 		       dir, o.sweeps,
-		       o.policy ? o.policy : (getenv("STARPU_SCHED") ? getenv("STARPU_SCHED") : "default"));
+		       policy);
 
 	c0 = io_read();
 	t0 = starpu_timing_now();

@@ -34,6 +34,8 @@
 #include <cblas.h>
 #include <starpu.h>
 
+#include "bench_util.h"
+
 extern void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info);
 extern void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
 extern void openblas_set_num_threads(int num_threads);
@@ -181,14 +183,9 @@ static int run_one(struct starpu_codelet *c, int k, struct run *r)
 	return starpu_task_submit(t);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *) a, y = *(const double *) b;
-	return (x > y) - (x < y);
-}
-
 int main(int argc, char **argv)
 {
+	bench_name = "perfmodel_accuracy";
 	const char *dir = NULL;
 	int quick = 0;
 	for (int i = 1; i < argc; i++)

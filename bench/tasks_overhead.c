@@ -26,6 +26,8 @@
 
 #include <starpu.h>
 
+#include "bench_util.h"
+
 static void dummy_cpu(void *buffers[], void *arg)
 {
 	(void)buffers;
@@ -55,13 +57,6 @@ struct opts {
 	int machine;
 	const char *policy;	/* NULL: leave the choice to STARPU_SCHED/default */
 };
-
-static void die(const char *what, int ret)
-{
-	fprintf(stderr, "tasks_overhead: %s failed: %s (%d)\n", what,
-		strerror(ret < 0 ? -ret : ret), ret);
-	exit(EXIT_FAILURE);
-}
 
 static void submit_or_die(struct starpu_task *task)
 {
@@ -190,20 +185,6 @@ static struct sample run_chain(struct starpu_task *tasks, unsigned n, int create
 	return s;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Sorts v in place; for even counts, the mean of the two middle values. */
-static double median(double *v, unsigned k)
-{
-	qsort(v, k, sizeof(*v), cmp_double);
-	return (k % 2) ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2.0;
-}
-
 static void report(const struct opts *o, const char *shape, const char *policy,
 		   const struct sample *samples)
 {
@@ -265,20 +246,9 @@ static void usage(FILE *f)
 		"             (medians) then the three minima, in µs per task\n");
 }
 
-static unsigned parse_count(const char *s, const char *what)
-{
-	char *end;
-	unsigned long v = strtoul(s, &end, 10);
-
-	if (*s == '\0' || *end != '\0' || v == 0 || v > UINT32_MAX / 2) {
-		fprintf(stderr, "tasks_overhead: bad %s '%s'\n", what, s);
-		exit(EXIT_FAILURE);
-	}
-	return (unsigned)v;
-}
-
 int main(int argc, char **argv)
 {
+	bench_name = "tasks_overhead";
 	struct opts o = { .n = 100000, .reps = 5, .indep = 1, .chain = 1 };
 	struct starpu_conf conf;
 	struct starpu_task *tasks;
@@ -289,10 +259,10 @@ int main(int argc, char **argv)
 	while ((c = getopt(argc, argv, "n:r:s:p:cmh")) != -1) {
 		switch (c) {
 		case 'n':
-			o.n = parse_count(optarg, "task count");
+			o.n = parse_count(optarg, "task count", UINT32_MAX / 2);
 			break;
 		case 'r':
-			o.reps = parse_count(optarg, "repetition count");
+			o.reps = parse_count(optarg, "repetition count", UINT32_MAX / 2);
 			break;
 		case 's':
 			if (strcmp(optarg, "indep") == 0) {
@@ -338,16 +308,9 @@ int main(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 
-	/* STARPU_SCHED takes precedence over conf.sched_policy_name, so an
-	 * explicit -p has to clear it or the label would lie.  Other
-	 * STARPU_* variables (STARPU_NCPU...) keep their usual precedence. */
-	if (o.policy && getenv("STARPU_SCHED"))
-		unsetenv("STARPU_SCHED");
-	/* Without -p this is only the label; the runtime reads STARPU_SCHED
-	 * itself. */
-	policy = o.policy ? o.policy : getenv("STARPU_SCHED");
-	if (!policy || !*policy)
-		policy = "default";
+	/* Other STARPU_* variables (STARPU_NCPU...) keep their usual
+	 * precedence. */
+	policy = policy_label(o.policy);
 
 	/* Allocated before init so that the whole run's memory is in place
 	 * before anything is timed. */

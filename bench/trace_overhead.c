@@ -27,6 +27,8 @@
 
 #include <starpu.h>
 
+#include "bench_util.h"
+
 static void dummy_cpu(void *buffers[], void *arg)
 {
 	(void)buffers;
@@ -41,12 +43,6 @@ static struct starpu_codelet dummy_cl = {
 
 enum mode { MODE_OFF, MODE_PROF, MODE_TRACE, NMODES };
 static const char *mode_names[NMODES] = { "off", "profiling", "trace" };
-
-static void die(const char *what, int ret)
-{
-	fprintf(stderr, "trace_overhead: %s failed (%d)\n", what, ret);
-	exit(EXIT_FAILURE);
-}
 
 static void set_mode(enum mode m)
 {
@@ -94,20 +90,9 @@ static double run_chain(unsigned n)
 	return t;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, unsigned k)
-{
-	qsort(v, k, sizeof(*v), cmp_double);
-	return (k % 2) ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2.0;
-}
-
 int main(int argc, char **argv)
 {
+	bench_name = "trace_overhead";
 	unsigned n = 100000, reps = 7;
 	int indep = 1, chain = 1, machine = 0, c;
 	const char *policy = NULL;
