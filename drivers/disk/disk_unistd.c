@@ -272,44 +272,36 @@ static void unistd_close(void *base, void *obj, size_t size)
 	unistd_free(base, obj, size);
 }
 
-static int unistd_read(void *base, void *obj, void *buf, off_t offset, size_t size)
+/* Reads (or writes) size bytes at offset of the object, whatever the
+ * system call does per call: short transfers continue, interruptions
+ * retry. 0, or a negative errno (-EIO at an unexpected end of file). */
+static int transfer(struct unistd_obj *o, char *buf, off_t offset, size_t size, int write)
 {
-	(void) base;
-	struct unistd_obj *o = obj;
-	char *p = buf;
 	offset += o->off;
 	while (size)
 	{
-		ssize_t n = pread(o->fd, p, size, offset);
+		ssize_t n = write ? pwrite(o->fd, buf, size, offset) : pread(o->fd, buf, size, offset);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			return n < 0 ? -errno : -EIO;
-		p += n;
+		buf += n;
 		offset += n;
 		size -= (size_t) n;
 	}
 	return 0;
 }
 
+static int unistd_read(void *base, void *obj, void *buf, off_t offset, size_t size)
+{
+	(void) base;
+	return transfer(obj, buf, offset, size, 0);
+}
+
 static int unistd_write(void *base, void *obj, const void *buf, off_t offset, size_t size)
 {
 	(void) base;
-	struct unistd_obj *o = obj;
-	const char *p = buf;
-	offset += o->off;
-	while (size)
-	{
-		ssize_t n = pwrite(o->fd, p, size, offset);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		p += n;
-		offset += n;
-		size -= (size_t) n;
-	}
-	return 0;
+	return transfer(obj, (char *) buf, offset, size, 1);
 }
 
 static int unistd_full_read(void *base, void *obj, void **ptr, size_t *size, unsigned dst_node)

@@ -51,6 +51,12 @@ struct job_buffer
  * job handles its data itself (partitioning). */
 #define JOB_BUFFER_NOFETCH 0x1
 
+/* A buffer of job on h, in no list, not granted (seq_consistent: 0). */
+static inline void job_buffer_init(struct job_buffer *b, struct job *job, starpu_data_handle_t h, unsigned mode, unsigned index)
+{
+	*b = (struct job_buffer) { .handle = h, .job = job, .mode = (unsigned short) mode, .index = (unsigned short) index };
+}
+
 enum job_kind
 {
 	JOB_TASK = 0,		/* a task to execute (or a sync point) */

@@ -82,18 +82,7 @@ int data_prepare_job(struct job *job)
 	}
 	job->has_arbiter = 0;
 	for (unsigned i = 0; i < n; i++)
-	{
-		struct job_buffer *b = &job->buffers[i];
-		b->handle = STARPU_TASK_GET_HANDLE(task, i);
-		b->mode = (unsigned short) STARPU_TASK_GET_MODE(task, i);
-		b->index = (unsigned short) i;
-		b->job = job;
-		b->rd_prev = b->rd_next = NULL;
-		b->in_readers = 0;
-		b->granted = 0;
-		b->flags = 0;
-		b->wait_next = NULL;
-	}
+		job_buffer_init(&job->buffers[i], job, STARPU_TASK_GET_HANDLE(task, i), STARPU_TASK_GET_MODE(task, i), i);
 	sort_buffers(job->buffers, n);
 	/* Merge repeated handles: one access with the union of the modes. */
 	unsigned m = 0;
@@ -266,13 +255,7 @@ void data_release_job(struct job *job)
 			if (k == narbs && narbs < sizeof(arbs) / sizeof(arbs[0]))
 				arbs[narbs++] = h->arbiter;
 		}
-		if (--h->nrefs == 0)
-		{
-			if (h->unregister_waiting == 2)
-				free_handle = 1;
-			else if (h->unregister_waiting)
-				os_cond_broadcast(&h->busy_cond);
-		}
+		free_handle = data_unref_locked(h);
 		os_mutex_unlock(&h->lock);
 
 		while (resume)

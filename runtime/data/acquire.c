@@ -94,15 +94,7 @@ static struct job *acquire_job_new(starpu_data_handle_t h, int node, enum starpu
 	a->node = node;
 	job->nbuffers = 1;
 	struct job_buffer *b = &job->buffers[0];
-	b->handle = h;
-	b->mode = (unsigned short) (mode & (STARPU_RW | STARPU_COMMUTE));
-	b->index = 0;
-	b->job = job;
-	b->rd_prev = b->rd_next = NULL;
-	b->in_readers = 0;
-	b->granted = 0;
-	b->flags = 0;
-	b->wait_next = NULL;
+	job_buffer_init(b, job, h, mode & (STARPU_RW | STARPU_COMMUTE), 0);
 	b->seq_consistent = sequential_consistency && h->seq_consistency;
 	return job;
 }

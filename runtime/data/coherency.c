@@ -288,10 +288,35 @@ static int job_fits(struct job *job, unsigned node)
 	return -ENOMEM;
 }
 
+/* The private buffer of a SCRATCH buffer (of the handle's shape, freed
+ * after the task) or of a REDUX one (the worker's contribution, kept with
+ * the handle until reduced). 0 and *iface set, or a negative errno. */
+static int private_buffer(struct job *job, struct job_buffer *b, unsigned node, void **iface)
+{
+	starpu_data_handle_t h = b->handle;
+	int ret;
+	if (b->mode & STARPU_REDUX)
+		ret = data_redux_contribution(h, job->worker ? job->worker->id : 0, node, iface);
+	else if (!(*iface = malloc(h->ops->interface_size)))
+		ret = -ENOMEM;
+	else
+	{
+		memcpy(*iface, h->rep[node].interface, h->ops->interface_size);
+		if ((ret = data_allocate_private(h, *iface, node)))
+		{
+			free(*iface);
+			*iface = NULL;
+		}
+	}
+	if (ret && ret != -EAGAIN)
+		rt_error("task '%s': cannot allocate the %s buffer of handle %p (%d)", starpu_task_get_name(job->task),
+			 b->mode & STARPU_REDUX ? "reduction" : "scratch", (void *) h, ret);
+	return ret;
+}
+
 int data_fetch_for_job(struct job *job, unsigned node)
 {
 	struct starpu_task *task = job->task;
-	struct worker *w = job->worker;
 	unsigned n = STARPU_TASK_GET_NBUFFERS(task);
 	void **ifaces = task->dyn_interfaces ? task->dyn_interfaces : task->interfaces;
 
@@ -299,46 +324,19 @@ restart:
 	for (unsigned i = 0; i < job->nbuffers; i++)
 	{
 		struct job_buffer *b = &job->buffers[i];
-		starpu_data_handle_t h = b->handle;
+		int ret;
 		if (b->mode & (STARPU_SCRATCH | STARPU_REDUX))
 		{
 			if (!job->scratch && !(job->scratch = calloc(job->nbuffers, sizeof(void *))))
 				return -ENOMEM;
 			if (job->scratch[i])
 				continue;
-			int ret;
-			void *iface = NULL;
-			if (b->mode & STARPU_REDUX)
-				ret = data_redux_contribution(h, w ? w->id : 0, node, &iface);
-			else if (!(iface = malloc(h->ops->interface_size)))
-				ret = -ENOMEM;
-			else
-			{
-				/* A private buffer of the handle's shape, freed
-				 * after the task. */
-				memcpy(iface, h->rep[node].interface, h->ops->interface_size);
-				if ((ret = data_allocate_private(h, iface, node)))
-					free(iface);
-			}
-			if (ret == -EAGAIN && !(ret = job_fits(job, node)))
-			{
-				unpin_first(job, i, node);
-				data_wait_memory(node);
-				goto restart;
-			}
-			if (ret)
-			{
-				unpin_first(job, i, node);
-				rt_error("task '%s': cannot allocate the %s buffer of handle %p (%d)", starpu_task_get_name(task),
-					 b->mode & STARPU_REDUX ? "reduction" : "scratch", (void *) h, ret);
-				return ret;
-			}
-			job->scratch[i] = iface;
-			continue;
+			ret = private_buffer(job, b, node, &job->scratch[i]);
 		}
-		if (b->flags & JOB_BUFFER_NOFETCH)
+		else if (b->flags & JOB_BUFFER_NOFETCH)
 			continue;
-		int ret = data_make_valid(h, node, (enum starpu_data_access_mode) b->mode);
+		else
+			ret = data_make_valid(b->handle, node, (enum starpu_data_access_mode) b->mode);
 		if (ret == -EAGAIN && !(ret = job_fits(job, node)))
 		{
 			/* The node is full of pinned data: let go of ours so that

@@ -160,6 +160,10 @@ void data_implicit_forget(struct job_buffer *b);
 /* For starpu_data_acquire_try (caller holds the handle's lock). */
 int data_implicit_would_wait(starpu_data_handle_t h, enum starpu_data_access_mode mode);
 void data_implicit_register_locked(struct job_buffer *b);
+/* A runtime job of task t on h alone (group closers), counted as
+ * submitted and holding a reference on h (h->lock held). The caller
+ * records its dependencies, then lets it go with job_dep_release. */
+struct job *data_internal_job_locked(starpu_data_handle_t h, struct starpu_task *t, unsigned mode, unsigned char flags);
 
 /* ---- access.c */
 /* Builds job->buffers from the task (sorted, duplicates merged). Returns 0
@@ -258,6 +262,9 @@ void arbiter_forget_handle(starpu_data_handle_t h);
 /* Fails (message, -EINVAL) if h may not be accessed in mode because of a
  * partition: a partitioned parent, a piece of an inactive plan. */
 int data_check_not_partitioned(starpu_data_handle_t h, enum starpu_data_access_mode mode, const char *fn);
+/* The number of pieces f makes of h, or 0 (message printed: no filter,
+ * no filter function, no pieces). */
+unsigned data_filter_nparts(starpu_data_handle_t h, struct starpu_data_filter *f, const char *fn);
 /* The RAM node where h's pieces view its buffer. */
 unsigned data_view_node(starpu_data_handle_t h);
 /* Creates the nparts pieces of h cut by f (h's view replicate must be
@@ -287,6 +294,10 @@ void data_register_common(starpu_data_handle_t *handleptr, int home_node, void *
 starpu_data_handle_t data_handle_new(struct starpu_data_interface_ops *ops, int home_node);
 void data_handle_free(starpu_data_handle_t h);
 void data_handle_free_deferred(starpu_data_handle_t h);
+/* Drops one of h's references (h->lock held); wakes an unregistration
+ * waiting for the last one. Returns 1 when the caller must free h (after
+ * unlocking): starpu_data_unregister_submit left that to the last one. */
+int data_unref_locked(starpu_data_handle_t h);
 /* At shutdown: the lookup table, and the handles kept to detect reuse. */
 void data_lookup_fini(void);
 

@@ -80,8 +80,7 @@ static int has_data(starpu_data_handle_t h)
 	return valid;
 }
 
-/* The number of pieces f makes of h, or 0 (message printed). */
-static unsigned filter_nparts(starpu_data_handle_t h, struct starpu_data_filter *f, const char *fn)
+unsigned data_filter_nparts(starpu_data_handle_t h, struct starpu_data_filter *f, const char *fn)
 {
 	if (!f || !f->filter_func)
 	{
@@ -179,13 +178,7 @@ void data_child_gone(starpu_data_handle_t c)
 	int free_parent = 0, released;
 	os_mutex_lock(&h->lock);
 	released = --h->rep[node].refcnt == 0;
-	if (--h->nrefs == 0)
-	{
-		if (h->unregister_waiting == 2)
-			free_parent = 1;
-		else if (h->unregister_waiting)
-			os_cond_broadcast(&h->busy_cond);
-	}
+	free_parent = data_unref_locked(h);
 	os_mutex_unlock(&h->lock);
 	if (released)
 		data_memory_released(node);
@@ -207,7 +200,7 @@ void starpu_data_partition(starpu_data_handle_t initial_handle, struct starpu_da
 		rt_error("%s: handle %p is already partitioned (-EINVAL)", fn, (void *) h);
 		return;
 	}
-	unsigned nparts = filter_nparts(h, f, fn);
+	unsigned nparts = data_filter_nparts(h, f, fn);
 	if (!nparts || rt_may_not_block(fn))
 		return;
 	/* Hold the parent, up to date and pinned in its view buffer, while

@@ -324,6 +324,17 @@ void data_handle_free(starpu_data_handle_t h)
 	quarantine_put(h);
 }
 
+int data_unref_locked(starpu_data_handle_t h)
+{
+	if (--h->nrefs)
+		return 0;
+	if (h->unregister_waiting == 2)
+		return 1;
+	if (h->unregister_waiting)
+		os_cond_broadcast(&h->busy_cond);
+	return 0;
+}
+
 void data_handle_free_deferred(starpu_data_handle_t h)
 {
 	data_handle_free(h);
@@ -615,36 +626,36 @@ int starpu_data_fetch_on_node(starpu_data_handle_t handle, unsigned node, unsign
 	return fetch(handle, node, async, "starpu_data_fetch_on_node");
 }
 
+/* Asynchronous prefetches are queued (request.c); a synchronous one is a
+ * fetch. The priority is not used: requests run in arrival order. */
+static int prefetch(starpu_data_handle_t h, unsigned node, unsigned async, int idle, const char *fn)
+{
+	int ret = check_node(h, (int) node, fn);
+	if (ret)
+		return ret;
+	return async ? data_prefetch(h, node, idle) : fetch(h, node, 0, fn);
+}
+
 int starpu_data_prefetch_on_node_prio(starpu_data_handle_t handle, unsigned node, unsigned async, int prio)
 {
 	(void) prio;
-	int ret = check_node(handle, (int) node, "starpu_data_prefetch_on_node");
-	if (ret)
-		return ret;
-	if (!async)
-		return fetch(handle, node, 0, "starpu_data_prefetch_on_node");
-	return data_prefetch(handle, node, 0);
+	return prefetch(handle, node, async, 0, "starpu_data_prefetch_on_node");
 }
 
 int starpu_data_prefetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async)
 {
-	return starpu_data_prefetch_on_node_prio(handle, node, async, 0);
+	return prefetch(handle, node, async, 0, "starpu_data_prefetch_on_node");
 }
 
 int starpu_data_idle_prefetch_on_node_prio(starpu_data_handle_t handle, unsigned node, unsigned async, int prio)
 {
 	(void) prio;
-	int ret = check_node(handle, (int) node, "starpu_data_idle_prefetch_on_node");
-	if (ret)
-		return ret;
-	if (!async)
-		return fetch(handle, node, 0, "starpu_data_idle_prefetch_on_node");
-	return data_prefetch(handle, node, 1);
+	return prefetch(handle, node, async, 1, "starpu_data_idle_prefetch_on_node");
 }
 
 int starpu_data_idle_prefetch_on_node(starpu_data_handle_t handle, unsigned node, unsigned async)
 {
-	return starpu_data_idle_prefetch_on_node_prio(handle, node, async, 0);
+	return prefetch(handle, node, async, 1, "starpu_data_idle_prefetch_on_node");
 }
 
 void starpu_data_wont_use(starpu_data_handle_t handle)

@@ -66,6 +66,26 @@ static void depend_like_writer(starpu_data_handle_t h, struct job *job)
 		add_dep(job, h->last_writer);
 }
 
+struct job *data_internal_job_locked(starpu_data_handle_t h, struct starpu_task *t, unsigned mode, unsigned char flags)
+{
+	t->detach = 1;
+	t->destroy = 1;
+	t->sched_ctx = 0;
+	struct job *job = job_get(t);
+	job_reset(job);
+	job->id = atomic_fetch_add_explicit(&rt.next_job_id, 1, memory_order_relaxed) + 1;
+	job->sched_ctx = 0;
+	job->nbuffers = 1;
+	struct job_buffer *b = &job->buffers[0];
+	job_buffer_init(b, job, h, mode, 0);
+	b->seq_consistent = 1;
+	b->flags = flags;
+	job->counted = 1;
+	atomic_fetch_add_explicit(&rt.nsubmitted, 1, memory_order_relaxed);
+	h->nrefs++;
+	return job;
+}
+
 /* A job with no code ordering the accesses after a commute group. */
 static struct job *sync_job_locked(starpu_data_handle_t h)
 {
@@ -76,29 +96,8 @@ static struct job *sync_job_locked(starpu_data_handle_t h)
 		abort();
 	}
 	t->cl = NULL;
-	t->detach = 1;
-	t->destroy = 1;
 	t->name = "commute_sync";
-	struct job *job = job_get(t);
-	job_reset(job);
-	job->id = atomic_fetch_add_explicit(&rt.next_job_id, 1, memory_order_relaxed) + 1;
-	job->sched_ctx = 0;
-	job->nbuffers = 1;
-	struct job_buffer *b = &job->buffers[0];
-	b->handle = h;
-	b->mode = STARPU_W;
-	b->index = 0;
-	b->job = job;
-	b->rd_prev = b->rd_next = NULL;
-	b->in_readers = 0;
-	b->seq_consistent = 1;
-	b->granted = 0;
-	b->flags = JOB_BUFFER_NOFETCH;
-	b->wait_next = NULL;
-	job->counted = 1;
-	atomic_fetch_add_explicit(&rt.nsubmitted, 1, memory_order_relaxed);
-	h->nrefs++;
-	return job;
+	return data_internal_job_locked(h, t, STARPU_W, JOB_BUFFER_NOFETCH);
 }
 
 /* Closes the open group (h->lock held): a job depending on every member

@@ -80,17 +80,9 @@ void starpu_data_partition_plan(starpu_data_handle_t initial_handle, struct star
 		rt_error("%s: handle %p is partitioned with starpu_data_partition (-EINVAL)", fn, (void *) h);
 		return;
 	}
-	if (!f || !f->filter_func)
-	{
-		rt_error("%s: %s is NULL (-EINVAL)", fn, f ? "filter->filter_func" : "the filter");
-		return;
-	}
-	unsigned nparts = f->get_nchildren ? f->get_nchildren(f, h) : f->nchildren;
+	unsigned nparts = data_filter_nparts(h, f, fn);
 	if (!nparts)
-	{
-		rt_error("%s: the filter makes 0 pieces (set nchildren) (-EINVAL)", fn);
 		return;
-	}
 	struct partition_plan *plan = calloc(1, sizeof(*plan));
 	starpu_data_handle_t *copy = calloc(nparts, sizeof(*copy));
 	if (!plan || !copy)
@@ -296,32 +288,26 @@ static int not_partitioned_yet(starpu_data_handle_t h, enum starpu_data_access_m
 	return data_check_not_partitioned(h, mode, fn);
 }
 
-void starpu_data_partition_submit(starpu_data_handle_t initial_handle, unsigned nparts, starpu_data_handle_t *children)
+/* Switches h to the pieces of a plan: read-only (the parent stays
+ * readable, the pieces may only be read) or not. */
+static void partition_submit(starpu_data_handle_t h, unsigned nparts, starpu_data_handle_t *children, int readonly, const char *fn)
 {
-	const char *fn = "starpu_data_partition_submit";
-	struct partition_plan *plan = find_plan(initial_handle, nparts, children, fn);
-	if (!plan)
-		return;
-	starpu_data_handle_t h = initial_handle;
-	if (not_partitioned_yet(h, STARPU_RW, fn))
+	struct partition_plan *plan = find_plan(h, nparts, children, fn);
+	if (!plan || not_partitioned_yet(h, readonly ? STARPU_R : STARPU_RW, fn))
 		return;
 	h->active_plan = plan->id;
-	h->partition_readonly = 0;
-	submit_switch(plan, h, SWITCH_TO_PIECES, 0, STARPU_RW, STARPU_W, fn);
+	h->partition_readonly = (unsigned char) readonly;
+	submit_switch(plan, h, SWITCH_TO_PIECES, readonly, readonly ? STARPU_R : STARPU_RW, STARPU_W, fn);
+}
+
+void starpu_data_partition_submit(starpu_data_handle_t initial_handle, unsigned nparts, starpu_data_handle_t *children)
+{
+	partition_submit(initial_handle, nparts, children, 0, "starpu_data_partition_submit");
 }
 
 void starpu_data_partition_readonly_submit(starpu_data_handle_t initial_handle, unsigned nparts, starpu_data_handle_t *children)
 {
-	const char *fn = "starpu_data_partition_readonly_submit";
-	struct partition_plan *plan = find_plan(initial_handle, nparts, children, fn);
-	if (!plan)
-		return;
-	starpu_data_handle_t h = initial_handle;
-	if (not_partitioned_yet(h, STARPU_R, fn))
-		return;
-	h->active_plan = plan->id;
-	h->partition_readonly = 1;
-	submit_switch(plan, h, SWITCH_TO_PIECES, 1, STARPU_R, STARPU_W, fn);
+	partition_submit(initial_handle, nparts, children, 1, "starpu_data_partition_readonly_submit");
 }
 
 void starpu_data_partition_readwrite_upgrade_submit(starpu_data_handle_t initial_handle, unsigned nparts, starpu_data_handle_t *children)

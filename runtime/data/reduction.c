@@ -143,31 +143,9 @@ struct job *data_redux_job_locked(starpu_data_handle_t h)
 	t->cl = &fold_cl;
 	t->cl_arg = h;
 	t->handles[0] = h;
-	t->detach = 1;
-	t->destroy = 1;
 	t->name = "redux_fold";
 	task_codelet_check(&fold_cl);
-	struct job *job = job_get(t);
-	job_reset(job);
-	job->id = atomic_fetch_add_explicit(&rt.next_job_id, 1, memory_order_relaxed) + 1;
-	job->sched_ctx = 0;
-	t->sched_ctx = 0;
-	job->nbuffers = 1;
-	struct job_buffer *b = &job->buffers[0];
-	b->handle = h;
-	b->mode = STARPU_RW;
-	b->index = 0;
-	b->job = job;
-	b->rd_prev = b->rd_next = NULL;
-	b->in_readers = 0;
-	b->seq_consistent = 1;
-	b->granted = 0;
-	b->flags = 0;
-	b->wait_next = NULL;
-	job->counted = 1;
-	atomic_fetch_add_explicit(&rt.nsubmitted, 1, memory_order_relaxed);
-	h->nrefs++;
-	return job;
+	return data_internal_job_locked(h, t, STARPU_RW, 0);
 }
 
 void data_redux_free(starpu_data_handle_t h)

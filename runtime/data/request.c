@@ -95,13 +95,7 @@ static void run_request(struct request *r, unsigned node)
 		}
 	}
 done:
-	if (--h->nrefs == 0)
-	{
-		if (h->unregister_waiting == 2)
-			free_handle = 1;
-		else if (h->unregister_waiting)
-			os_cond_broadcast(&h->busy_cond);
-	}
+	free_handle = data_unref_locked(h);
 	os_mutex_unlock(&h->lock);
 	if (free_handle)
 		data_handle_free_deferred(h);
