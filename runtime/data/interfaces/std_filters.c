@@ -22,6 +22,17 @@ void starpu_filter_nparts_compute_chunk_size_and_offset(unsigned n, unsigned npa
 		*offset = ((size_t) id * base + (id < extra ? id : extra)) * ld * elemsize;
 }
 
+/* A piece's buffer: off bytes into its parent's (same dev_handle, larger
+ * offset; ptr too when the parent's is addressable). */
+static void view_at(uintptr_t *ptr, size_t *offset, uintptr_t fptr, uintptr_t fdev, size_t foffset, size_t off)
+{
+	if (!fdev)
+		return;
+	if (fptr)
+		*ptr = fptr + off;
+	*offset = foffset + off;
+}
+
 /* ------------------------------------------------------------------ */
 /* Vectors. */
 
@@ -32,12 +43,7 @@ static void vector_piece(struct starpu_vector_interface *f, struct starpu_vector
 	c->nx = nx;
 	c->allocsize = (size_t) nx * f->elemsize;
 	c->slice_base = f->slice_base + first;
-	if (f->dev_handle)
-	{
-		if (f->ptr)
-			c->ptr = f->ptr + off;
-		c->offset = f->offset + off;
-	}
+	view_at(&c->ptr, &c->offset, f->ptr, f->dev_handle, f->offset, off);
 }
 
 void starpu_vector_filter_block(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts)
@@ -102,12 +108,7 @@ static void matrix_piece(struct starpu_matrix_interface *f, struct starpu_matrix
 	c->nx = nx;
 	c->ny = ny;
 	c->allocsize = (size_t) nx * ny * f->elemsize;
-	if (f->dev_handle)
-	{
-		if (f->ptr)
-			c->ptr = f->ptr + off;
-		c->offset = f->offset + off;
-	}
+	view_at(&c->ptr, &c->offset, f->ptr, f->dev_handle, f->offset, off);
 }
 
 void starpu_matrix_filter_block(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts)
@@ -158,12 +159,7 @@ static void block_piece(struct starpu_block_interface *f, struct starpu_block_in
 	c->nx = nx;
 	c->ny = ny;
 	c->nz = nz;
-	if (f->dev_handle)
-	{
-		if (f->ptr)
-			c->ptr = f->ptr + off;
-		c->offset = f->offset + off;
-	}
+	view_at(&c->ptr, &c->offset, f->ptr, f->dev_handle, f->offset, off);
 }
 
 /* dim: 0 cuts x, 1 cuts y, 2 cuts z. */
