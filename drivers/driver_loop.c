@@ -129,9 +129,11 @@ static void execute_job(struct worker *w, struct job *job)
 		 * measurements (perfmodel/perfmodel.h; never in simulation). */
 		int measure = pm_measure_wanted(job, w);
 		double start = measure ? os_now_us() : 0.0;
+		sched_pre_exec(w, job);
 		trace_on_exec_start(job);	/* observers: data fetched, kernel starts */
 		ret = w->drv->execute(w, job);
 		trace_on_exec_end(w, job, ret != 0);	/* observers: kernel done */
+		sched_post_exec(w, job);
 		if (measure && !ret)
 			pm_measure_record(job, w, os_now_us() - start);
 		t->in_codelet = 0;

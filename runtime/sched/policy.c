@@ -137,6 +137,22 @@ struct starpu_task *sched_pop_task(struct worker *w)
 	return NULL;
 }
 
+void sched_pre_exec(struct worker *w, struct job *job)
+{
+	(void) w;
+	struct sched_ctx *ctx = sched_ctx_get(job->sched_ctx);
+	if (ctx->policy->pre_exec_hook)
+		ctx->policy->pre_exec_hook(job->task, job->sched_ctx);
+}
+
+void sched_post_exec(struct worker *w, struct job *job)
+{
+	(void) w;
+	struct sched_ctx *ctx = sched_ctx_get(job->sched_ctx);
+	if (ctx->policy->post_exec_hook)
+		ctx->policy->post_exec_hook(job->task, job->sched_ctx);
+}
+
 int starpu_push_task_end(struct starpu_task *task)
 {
 	(void) task;

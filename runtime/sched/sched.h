@@ -36,5 +36,9 @@ void sched_print_policies(FILE *f);
 void sched_push_job(struct job *job);
 /* A task for worker w (its local queue first), or NULL. */
 struct starpu_task *sched_pop_task(struct worker *w);
+/* The policy's pre_exec_hook / post_exec_hook, on worker w's thread just
+ * before and after the kernel runs (data already fetched). */
+void sched_pre_exec(struct worker *w, struct job *job);
+void sched_post_exec(struct worker *w, struct job *job);
 
 #endif /* VELA_SCHED_H */

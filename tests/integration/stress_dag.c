@@ -11,7 +11,7 @@
  *
  * Usage: stress_dag [-n ntasks] [-s seed] [-q] [-p policy]
  *   -q  quick mode (10,000 tasks for every policy)
- *   -p  run only this policy (default: eager prio random ws lws)
+ *   -p  run only this policy (default: every built-in policy)
  * Exit status: 0 pass, 1 failure, 77 skipped (no CPU worker).
  */
 #include <starpu.h>
@@ -384,14 +384,13 @@ static int run_policy(const char *policy, unsigned ntasks, const uint64_t *ref, 
 
 	unsigned nworkers = starpu_worker_get_count();
 	starpu_shutdown();
-	printf("%-7s %6u tasks on %u workers: %s (%.2f s)\n", policy, ntasks, nworkers,
+	printf("%-24s %6u tasks on %u workers: %s (%.2f s)\n", policy, ntasks, nworkers,
 	       problems ? "FAIL" : "ok", now() - t0);
 	return problems;
 }
 
 int main(int argc, char **argv)
 {
-	static const char *const all_policies[] = { "eager", "prio", "random", "ws", "lws", NULL };
 	unsigned ntasks = 0;
 	uint64_t seed = (uint64_t) time(NULL);
 	int quick = 0;
@@ -434,11 +433,13 @@ int main(int argc, char **argv)
 
 	int failed = 0, ran = 0;
 	uint64_t tagbase = 1;
-	for (const char *const *p = all_policies; *p; p++)
+	/* Every built-in policy, so that each new one is stressed too. */
+	struct starpu_sched_policy **all = starpu_sched_get_predefined_policies();
+	for (struct starpu_sched_policy **p = all; *p; p++)
 	{
-		if (only && strcmp(only, *p) != 0)
+		if (only && strcmp(only, (*p)->policy_name) != 0)
 			continue;
-		int r = run_policy(*p, ntasks, ref, tagbase);
+		int r = run_policy((*p)->policy_name, ntasks, ref, tagbase);
 		tagbase += ntasks;
 		if (r < 0)
 		{
