@@ -23,6 +23,7 @@ CFLAGS="-std=gnu11 -O2 -Wall -Wextra"
 user_pcpath=${PKG_CONFIG_PATH:-}
 vela_pcpath=""
 cmp_vela_ready=0	# Vela staged and found once: later sources skip the check
+cmp_extra=()		# extra compile/link words for the source being built
 
 die() {
 	echo "$cmp_name: $*" >&2
@@ -39,7 +40,7 @@ cmp_build() {
 		die "pkg-config --libs $mod failed"
 	libdir=$(PKG_CONFIG_PATH="$pcpath" pkg-config --variable=libdir "$mod")
 	# shellcheck disable=SC2086 # flags are lists of words
-	$CC $CFLAGS $cflags -o "$bin" "$src" $libs ${libdir:+-Wl,-rpath,"$libdir"} ||
+	$CC $CFLAGS $cflags -o "$bin" "$src" $libs "${cmp_extra[@]}" ${libdir:+-Wl,-rpath,"$libdir"} ||
 		die "compiling $src against $mod failed"
 }
 
@@ -70,12 +71,14 @@ cmp_find_vela() {
 	cmp_vela_ready=1
 }
 
-# cmp_build_sides NAME: builds bench/NAME.c as $outdir/NAME-starpu (Debian's
-# starpu-1.3 through the caller's PKG_CONFIG_PATH) and, unless starpu_only,
-# $outdir/NAME-vela (the staged build first, then PKG_CONFIG_PATH), and checks
-# that each links the library it should.
+# cmp_build_sides NAME [SRC [EXTRA...]]: builds SRC (default bench/NAME.c)
+# as $outdir/NAME-starpu (Debian's starpu-1.3 through the caller's
+# PKG_CONFIG_PATH) and, unless starpu_only, $outdir/NAME-vela (the staged
+# build first, then PKG_CONFIG_PATH), and checks that each links the library
+# it should. EXTRA words are added to both compile lines (e.g. BLAS flags).
 cmp_build_sides() {
-	local src="$repo/bench/$1.c" sbin="$outdir/$1-starpu" vbin="$outdir/$1-vela"
+	local src="${2:-$repo/bench/$1.c}" sbin="$outdir/$1-starpu" vbin="$outdir/$1-vela"
+	cmp_extra=("${@:3}")
 	[ -f "$src" ] || die "benchmark source not found: $src"
 	command -v pkg-config >/dev/null || die "pkg-config is not installed"
 	mkdir -p "$outdir" "$outdir/home"

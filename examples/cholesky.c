@@ -23,7 +23,7 @@
  * row/column is smaller when BS does not divide N.
  *
  * Usage: cholesky [-n N] [-b BS] [-s SCHED,SCHED,...] [-r REPS] [-c NCPUS]
- *                 [-q] [--no-check]
+ *                 [-q] [--no-check] [--no-ref]
  * Exit: 0 success, 1 wrong result or error, 77 no CPU worker available.
  */
 
@@ -443,21 +443,22 @@ static double reference_potrf(const double *a_full, int n)
 }
 
 struct options {
-	int n, bs, reps, ncpus, check;
+	int n, bs, reps, ncpus, check, ref;
 	const char *scheds;
 };
 
 static void usage(const char *prog)
 {
 	fprintf(stderr,
-		"usage: %s [-n N] [-b BS] [-s SCHED,...] [-r REPS] [-c NCPUS] [-q] [--no-check]\n"
+		"usage: %s [-n N] [-b BS] [-s SCHED,...] [-r REPS] [-c NCPUS] [-q] [--no-check] [--no-ref]\n"
 		"  -n N        matrix size (default %d; %d with -q)\n"
 		"  -b BS       tile size (default %d; %d with -q)\n"
 		"  -s LIST     schedulers to compare (default %s)\n"
 		"  -r REPS     runs per scheduler, best time reported, all checked (default %d; %d with -q)\n"
 		"  -c NCPUS    number of CPU workers (default: all cores)\n"
 		"  -q          quick run for tests\n"
-		"  --no-check  skip the ||A - L L^T|| verification\n",
+		"  --no-check  skip the ||A - L L^T|| verification\n"
+		"  --no-ref    skip the sequential dpotrf reference timing\n",
 		prog, DEFAULT_N, QUICK_N, DEFAULT_BS, QUICK_BS, DEFAULT_SCHEDS, DEFAULT_REPS, QUICK_REPS);
 }
 
@@ -465,7 +466,7 @@ static int parse_options(int argc, char **argv, struct options *opt)
 {
 	int quick = 0, n = -1, bs = -1, reps = -1; /* -1: not given */
 
-	*opt = (struct options){ .ncpus = -1, .check = 1, .scheds = DEFAULT_SCHEDS };
+	*opt = (struct options){ .ncpus = -1, .check = 1, .ref = 1, .scheds = DEFAULT_SCHEDS };
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i];
 		const int has_value = i + 1 < argc;
@@ -483,6 +484,8 @@ static int parse_options(int argc, char **argv, struct options *opt)
 			quick = 1;
 		else if (strcmp(arg, "--no-check") == 0)
 			opt->check = 0;
+		else if (strcmp(arg, "--no-ref") == 0)
+			opt->ref = 0;
 		else
 			return -1;
 	}
@@ -611,13 +614,15 @@ int main(int argc, char **argv)
 	const long ntasks = (long)nt * (nt + 1) * (nt + 2) / 6;
 	printf("# tiled Cholesky  n=%d bs=%d  (%dx%d tiles, %ld tasks, %.3g GFlop)  best of %d run(s) per scheduler\n",
 	       n, opt.bs, nt, nt, ntasks, cholesky_flops(n) * 1e-9, opt.reps);
-	double ref_s = reference_potrf(a_full, n);
-	if (ref_s < 0)
-		printf("# reference: sequential dpotrf failed\n");
-	else
-		printf("# reference: one sequential dpotrf call on the full matrix, 1 thread:"
-		       "  time=%8.1f ms  GFlop/s=%6.1f\n",
-		       ref_s * 1e3, cholesky_flops(n) / ref_s * 1e-9);
+	if (opt.ref) {
+		double ref_s = reference_potrf(a_full, n);
+		if (ref_s < 0)
+			printf("# reference: sequential dpotrf failed\n");
+		else
+			printf("# reference: one sequential dpotrf call on the full matrix, 1 thread:"
+			       "  time=%8.1f ms  GFlop/s=%6.1f\n",
+			       ref_s * 1e3, cholesky_flops(n) / ref_s * 1e-9);
+	}
 	fflush(stdout);
 
 	int status = 0, header_printed = 0;

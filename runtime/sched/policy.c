@@ -32,6 +32,14 @@ struct starpu_sched_policy *sched_find_policy(const char *name)
 	for (unsigned i = 0; sched_predefined[i]; i++)
 		if (strcmp(sched_predefined[i]->policy_name, name) == 0)
 			return sched_predefined[i];
+	/* StarPU 1.3 calls the component-tree policies modular-X; ours are
+	 * tree-X (the seeds' names): accept both. */
+	if (strncmp(name, "modular-", 8) == 0)
+	{
+		char tree[64];
+		snprintf(tree, sizeof(tree), "tree-%s", name + 8);
+		return sched_find_policy(tree);
+	}
 	return NULL;
 }
 
