@@ -23,6 +23,9 @@ struct tree_priv
 	/* Set when update_workers found the tree invalid: tasks then go to
 	 * fallback, which every worker of the context pops. */
 	int invalid;
+	/* Set once the context added or removed workers: until then the
+	 * tree's workers are every worker of the machine. */
+	int ctx_workers_known;
 	struct starpu_task_list fallback;	/* under fallback_lock */
 	os_mutex_t fallback_lock;
 };

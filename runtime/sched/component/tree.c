@@ -207,18 +207,11 @@ void starpu_sched_tree_update_workers(struct starpu_sched_tree *t)
 {
 	if (!t)
 		return;
-	/* Before the first worker is added, the context's workers are its
-	 * whole machine as far as the tree knows. */
-	if (starpu_bitmap_cardinal(t->workers) == 0)
-	{
-		int *ids = NULL;
-		unsigned n = starpu_sched_ctx_get_workers_list_raw(t->sched_ctx_id, &ids);
-		for (unsigned i = 0; i < n; i++)
-			starpu_bitmap_set(t->workers, ids[i]);
-		if (n == 0)
-			for (unsigned i = 0; i < starpu_worker_get_count(); i++)
-				starpu_bitmap_set(t->workers, (int) i);
-	}
+	/* Until the context adds its workers (starpu_sched_tree_add_workers),
+	 * the tree takes every worker of the machine as its own. */
+	if (!tree_priv(t)->ctx_workers_known)
+		for (unsigned i = 0; i < starpu_worker_get_count(); i++)
+			starpu_bitmap_set(t->workers, (int) i);
 	update_locked(t);
 }
 
@@ -357,6 +350,15 @@ static void change_workers(unsigned sched_ctx_id, int *workerids, unsigned nwork
 		return;
 	STARPU_PTHREAD_MUTEX_LOCK(&t->pub.lock);
 	os_rwlock_wrlock(&t->rw);
+	if (!t->ctx_workers_known)
+	{
+		/* From now on the context says which workers are in. */
+		starpu_bitmap_unset_all(t->pub.workers);
+		if (!add)
+			for (unsigned i = 0; i < starpu_worker_get_count(); i++)
+				starpu_bitmap_set(t->pub.workers, (int) i);
+		t->ctx_workers_known = 1;
+	}
 	for (unsigned i = 0; i < nworkers; i++)
 	{
 		if (add)
