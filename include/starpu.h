@@ -30,6 +30,7 @@
 #include <starpu_task_util.h>
 #include <starpu_scheduler.h>
 #include <starpu_sched_ctx.h>
+#include <starpu_bitmap.h>
 #include <starpu_rand.h>
 #include <starpu_profiling.h>
 #include <starpu_fxt.h>

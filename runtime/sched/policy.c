@@ -19,6 +19,16 @@ struct starpu_sched_policy *const sched_predefined[] = {
 	&sched_policy_random,
 	&sched_policy_ws,
 	&sched_policy_lws,
+	&sched_policy_tree_eager,
+	&sched_policy_tree_eager_prefetching,
+	&sched_policy_tree_prio,
+	&sched_policy_tree_prio_prefetching,
+	&sched_policy_tree_random,
+	&sched_policy_tree_random_prefetching,
+	&sched_policy_tree_ws,
+	&sched_policy_tree_heft,
+	&sched_policy_tree_heft2,
+	&sched_policy_tree_heft_prio,
 	NULL
 };
 

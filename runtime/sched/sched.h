@@ -13,6 +13,8 @@
 
 struct job;
 struct worker;
+struct starpu_sched_tree;
+struct starpu_sched_component;
 
 /* NULL-terminated table of the built-in policies, default first. */
 extern struct starpu_sched_policy *const sched_predefined[];
@@ -21,6 +23,17 @@ extern struct starpu_sched_policy sched_policy_prio;
 extern struct starpu_sched_policy sched_policy_random;
 extern struct starpu_sched_policy sched_policy_ws;
 extern struct starpu_sched_policy sched_policy_lws;
+/* Component-tree policies (policies/tree.c). */
+extern struct starpu_sched_policy sched_policy_tree_eager;
+extern struct starpu_sched_policy sched_policy_tree_eager_prefetching;
+extern struct starpu_sched_policy sched_policy_tree_prio;
+extern struct starpu_sched_policy sched_policy_tree_prio_prefetching;
+extern struct starpu_sched_policy sched_policy_tree_random;
+extern struct starpu_sched_policy sched_policy_tree_random_prefetching;
+extern struct starpu_sched_policy sched_policy_tree_ws;
+extern struct starpu_sched_policy sched_policy_tree_heft;
+extern struct starpu_sched_policy sched_policy_tree_heft2;
+extern struct starpu_sched_policy sched_policy_tree_heft_prio;
 
 #define SCHED_DEFAULT_POLICY "lws"
 
@@ -40,5 +53,11 @@ struct starpu_task *sched_pop_task(struct worker *w);
  * before and after the kernel runs (data already fetched). */
 void sched_pre_exec(struct worker *w, struct job *job);
 void sched_post_exec(struct worker *w, struct job *job);
+
+/* Builds the tree of starpu_sched_component_initialize_simple_scheduler
+ * for context ctx (component/simple.c); bounded_below: the per-worker
+ * queues get STARPU_NTASKS_THRESHOLD / STARPU_EXP_LEN_THRESHOLD. */
+typedef struct starpu_sched_component *(*sched_component_create_fn)(struct starpu_sched_tree *tree, void *data);
+void sched_tree_build_simple(sched_component_create_fn create_decision, void *data, unsigned flags, unsigned ctx, int bounded_below);
 
 #endif /* VELA_SCHED_H */

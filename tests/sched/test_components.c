@@ -1,0 +1,576 @@
+/* test_components: the component framework of starpu_sched_component.h,
+ * one component at a time, through the public API only.
+ *
+ * Protocol cases build small trees for an unused context id (TCTX) while
+ * the runtime itself runs a classic policy, and play the worker's part by
+ * calling the leaves' pull_task: nothing runs, so every queue content and
+ * order is decided by the components alone. Runtime cases (calibrated
+ * models, bad trees as a policy, workers leaving a tree) start the runtime
+ * with a tree.
+ */
+#define _GNU_SOURCE
+#include "vtest.h"
+
+#include <starpu.h>
+#include <starpu_sched_component.h>
+
+#include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TCTX 5	/* a context id no test starts: its leaves are ours */
+
+static void noop(void *buffers[], void *arg)
+{
+	(void) buffers; (void) arg;
+}
+
+static struct starpu_codelet cl_noop = {
+	.cpu_funcs = { noop },
+	.nbuffers = 0,
+	.name = "noop",
+};
+
+static int start(const char *policy, struct starpu_sched_policy *custom, int ncpus)
+{
+	struct starpu_conf conf;
+	starpu_conf_init(&conf);
+	conf.sched_policy_name = policy;
+	conf.sched_policy = custom;
+	conf.ncuda = 0;
+	conf.nopencl = 0;
+	conf.ncpus = ncpus;
+	return starpu_init(&conf);
+}
+
+#define NT 16
+static struct starpu_task tasks[NT];
+
+static void tasks_init(void)
+{
+	for (unsigned i = 0; i < NT; i++)
+	{
+		starpu_task_init(&tasks[i]);
+		tasks[i].cl = &cl_noop;
+		tasks[i].priority = 0;
+	}
+}
+
+static struct starpu_sched_tree *tree_new(void)
+{
+	return starpu_sched_tree_create(TCTX);
+}
+
+static int index_of(struct starpu_task *t)
+{
+	return t ? (int) (t - tasks) : -1;
+}
+
+static struct starpu_task *pull(struct starpu_sched_component *leaf)
+{
+	return leaf->pull_task(leaf, NULL);
+}
+
+/* ---- flow control ---- */
+
+static void test_fifo_threshold_and_pump(void)
+{
+	CU_ASSERT_FATAL(start("eager", NULL, 1) == 0);
+	tasks_init();
+	struct starpu_sched_tree *t = tree_new();
+	struct starpu_sched_component_fifo_data bounded = { .ntasks_threshold = 2 };
+	struct starpu_sched_component *above = starpu_sched_component_fifo_create(t, NULL);
+	struct starpu_sched_component *below = starpu_sched_component_fifo_create(t, &bounded);
+	struct starpu_sched_component *leaf = starpu_sched_component_worker_get(TCTX, 0);
+	starpu_sched_component_connect(above, below);
+	starpu_sched_component_connect(below, leaf);
+	t->root = above;
+	starpu_sched_tree_update_workers(t);
+	CU_ASSERT(starpu_sched_component_is_fifo(above));
+	CU_ASSERT(starpu_sched_component_is_worker(leaf));
+	CU_ASSERT(starpu_sched_component_worker_get_workerid(leaf) == 0);
+	CU_ASSERT(starpu_bitmap_get(above->workers, 0) && starpu_bitmap_cardinal(above->workers) == 1);
+
+	CU_ASSERT(below->push_task(below, &tasks[0]) == 0);
+	CU_ASSERT(below->push_task(below, &tasks[1]) == 0);
+	CU_ASSERT(below->push_task(below, &tasks[2]) != 0);	/* full: refused, still ours */
+	CU_ASSERT(above->push_task(above, &tasks[2]) == 0);	/* the reservoir keeps it */
+	CU_ASSERT(above->push_task(above, &tasks[3]) == 0);
+	/* The worker takes t0; the bounded queue asks for more (can_push)
+	 * and the reservoir above pumps t2 down. */
+	CU_ASSERT(index_of(pull(leaf)) == 0);
+	CU_ASSERT(index_of(pull(leaf)) == 1);
+	CU_ASSERT(index_of(pull(leaf)) == 2);
+	CU_ASSERT(index_of(pull(leaf)) == 3);
+	CU_ASSERT(pull(leaf) == NULL);
+	starpu_sched_tree_destroy(t);
+	starpu_shutdown();
+}
+
+static void test_exp_len_threshold(void)
+{
+	CU_ASSERT_FATAL(start("eager", NULL, 1) == 0);
+	tasks_init();
+	struct starpu_sched_tree *t = tree_new();
+	struct starpu_sched_component_fifo_data d = { .exp_len_threshold = 10.0 };
+	struct starpu_sched_component *f = starpu_sched_component_fifo_create(t, &d);
+	starpu_sched_component_connect(f, starpu_sched_component_worker_get(TCTX, 0));
+	t->root = f;
+	starpu_sched_tree_update_workers(t);
+	tasks[0].predicted = 6.0;
+	tasks[1].predicted = 6.0;
+	tasks[2].predicted = 3.0;
+	CU_ASSERT(f->push_task(f, &tasks[0]) == 0);	/* an empty queue always accepts */
+	CU_ASSERT(f->push_task(f, &tasks[1]) != 0);	/* 12 µs > 10 */
+	CU_ASSERT(f->push_task(f, &tasks[2]) == 0);	/* 9 µs */
+	double before = starpu_timing_now();
+	double end = f->estimated_end(f);
+	CU_ASSERT(end >= before + 8.0);
+	if (end < before + 8.0)
+		fprintf(stderr, "end %f before %f\n", end, before);
+	starpu_sched_tree_destroy(t);
+	starpu_shutdown();
+}
+
+static void test_prio_order(void)
+{
+	CU_ASSERT_FATAL(start("eager", NULL, 1) == 0);
+	tasks_init();
+	struct starpu_sched_tree *t = tree_new();
+	struct starpu_sched_component *p = starpu_sched_component_prio_create(t, NULL);
+	struct starpu_sched_component *leaf = starpu_sched_component_worker_get(TCTX, 0);
+	starpu_sched_component_connect(p, leaf);
+	t->root = p;
+	starpu_sched_tree_update_workers(t);
+	CU_ASSERT(starpu_sched_component_is_prio(p));
+	int prios[5] = { 1, 5, 3, 5, -2 };
+	for (int i = 0; i < 5; i++)
+	{
+		tasks[i].priority = prios[i];
+		CU_ASSERT(p->push_task(p, &tasks[i]) == 0);
+	}
+	int expect[5] = { 1, 3, 2, 0, 4 };
+	for (int i = 0; i < 5; i++)
+		CU_ASSERT(index_of(pull(leaf)) == expect[i]);
+	CU_ASSERT(pull(leaf) == NULL);
+	starpu_sched_tree_destroy(t);
+	starpu_shutdown();
+}
+
+/* ---- resource mapping ---- */
+
+/* decision → (fifo with threshold thr, or nothing) → leaf, per worker. */
+static struct starpu_sched_tree *two_way(struct starpu_sched_component *(*mk)(struct starpu_sched_tree *, void *), unsigned thr,
+					 struct starpu_sched_component **leaves)
+{
+	struct starpu_sched_tree *t = tree_new();
+	struct starpu_sched_component *d = mk(t, NULL);
+	for (int w = 0; w < 2; w++)
+	{
+		leaves[w] = starpu_sched_component_worker_get(TCTX, w);
+		if (thr != (unsigned) -1)
+		{
+			struct starpu_sched_component_fifo_data fd = { .ntasks_threshold = thr };
+			struct starpu_sched_component *f = starpu_sched_component_fifo_create(t, &fd);
+			starpu_sched_component_connect(f, leaves[w]);
+			starpu_sched_component_connect(d, f);
+		}
+		else
+			starpu_sched_component_connect(d, leaves[w]);
+	}
+	t->root = d;
+	starpu_sched_tree_update_workers(t);
+	return t;
+}
+
+static void test_eager_spreads(void)
+{
+	CU_ASSERT_FATAL(start("eager", NULL, 2) == 0);
+	tasks_init();
+	struct starpu_sched_component *leaves[2];
+	struct starpu_sched_tree *t = two_way(starpu_sched_component_eager_create, 1, leaves);
+	CU_ASSERT(starpu_sched_component_is_eager(t->root));
+	CU_ASSERT(t->root->push_task(t->root, &tasks[0]) == 0);
+	CU_ASSERT(t->root->push_task(t->root, &tasks[1]) == 0);
+	CU_ASSERT(t->root->push_task(t->root, &tasks[2]) != 0);	/* both queues full */
+	CU_ASSERT(index_of(pull(leaves[0])) == 0);
+	CU_ASSERT(index_of(pull(leaves[1])) == 1);
+	CU_ASSERT(pull(leaves[0]) == NULL && pull(leaves[1]) == NULL);
+	starpu_sched_tree_destroy(t);
+	starpu_shutdown();
+}
+
+static void test_random_spreads(void)
+{
+	CU_ASSERT_FATAL(start("eager", NULL, 2) == 0);
+	tasks_init();
+	struct starpu_sched_component *leaves[2];
+	struct starpu_sched_tree *t = two_way(starpu_sched_component_random_create, 0, leaves);
+	CU_ASSERT(starpu_sched_component_is_random(t->root));
+	int n[2] = { 0, 0 };
+	for (int round = 0; round < 20; round++)
+	{
+		for (int i = 0; i < NT; i++)
+			CU_ASSERT(t->root->push_task(t->root, &tasks[i]) == 0);
+		for (int w = 0; w < 2; w++)
+			while (pull(leaves[w]))
+				n[w]++;
+	}
+	CU_ASSERT(n[0] + n[1] == 20 * NT);
+	CU_ASSERT(n[0] > 20 * NT / 4 && n[1] > 20 * NT / 4);
+	starpu_sched_tree_destroy(t);
+	starpu_shutdown();
+}
+
+static void test_work_stealing(void)
+{
+	CU_ASSERT_FATAL(start("eager", NULL, 2) == 0);
+	tasks_init();
+	struct starpu_sched_component *leaves[2];
+	struct starpu_sched_tree *t = two_way(starpu_sched_component_work_stealing_create, (unsigned) -1, leaves);
+	CU_ASSERT(starpu_sched_component_is_work_stealing(t->root));
+	for (int i = 0; i < 4; i++)
+		CU_ASSERT(t->root->push_task(t->root, &tasks[i]) == 0);
+	/* Round robin: 0 and 2 for worker 0, 1 and 3 for worker 1. Worker 0
+	 * takes its own from the front, then steals from the back. */
+	CU_ASSERT(index_of(pull(leaves[0])) == 0);
+	CU_ASSERT(index_of(pull(leaves[0])) == 2);
+	CU_ASSERT(index_of(pull(leaves[0])) == 3);
+	CU_ASSERT(index_of(pull(leaves[1])) == 1);
+	CU_ASSERT(pull(leaves[0]) == NULL && pull(leaves[1]) == NULL);
+	starpu_sched_tree_destroy(t);
+	starpu_shutdown();
+}
+
+/* ---- performance-model driven components ---- */
+
+static char model_dir[128];
+
+static void spin(void *buffers[], void *arg)
+{
+	(void) buffers; (void) arg;
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	while ((b.tv_sec - a.tv_sec) * 1e6 + (b.tv_nsec - a.tv_nsec) / 1e3 < 200.0);
+}
+
+static struct starpu_perfmodel model = {
+	.type = STARPU_HISTORY_BASED,
+	.symbol = "vtest_components_spin",
+};
+
+static struct starpu_codelet cl_model = {
+	.cpu_funcs = { spin },
+	.nbuffers = 0,
+	.model = &model,
+	.name = "spin",
+};
+
+static struct starpu_perfmodel fresh_model = {
+	.type = STARPU_HISTORY_BASED,
+	.symbol = "vtest_components_fresh",
+};
+
+static struct starpu_codelet cl_fresh = {
+	.cpu_funcs = { spin },
+	.nbuffers = 0,
+	.model = &fresh_model,
+	.name = "fresh",
+};
+
+static void calibrate(void)
+{
+	for (int i = 0; i < 8; i++)
+	{
+		struct starpu_task *task = starpu_task_create();
+		task->cl = &cl_model;
+		CU_ASSERT(starpu_task_submit(task) == 0);
+	}
+	starpu_task_wait_for_all();
+}
+
+static void model_env(void)
+{
+	snprintf(model_dir, sizeof(model_dir), "/tmp/vtest_components_%d", (int) getpid());
+	vtest_setenv("STARPU_PERF_MODEL_DIR", model_dir);
+	vtest_setenv("STARPU_HOSTNAME", "vtestcomp");
+	vtest_setenv("STARPU_CALIBRATE_MINIMUM", "3");
+}
+
+static void model_env_done(void)
+{
+	vtest_env_restore();
+	char cmd[200];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", model_dir);
+	if (system(cmd))
+		fprintf(stderr, "could not remove %s\n", model_dir);
+}
+
+static void test_mct_and_heft(void)
+{
+	model_env();
+	CU_ASSERT_FATAL(start("eager", NULL, 2) == 0);
+	calibrate();
+	tasks_init();
+	for (int i = 0; i < NT; i++)
+		tasks[i].cl = &cl_model;
+
+	struct starpu_sched_component *leaves[2];
+	struct starpu_sched_tree *t = two_way((struct starpu_sched_component *(*)(struct starpu_sched_tree *, void *)) starpu_sched_component_mct_create,
+					      (unsigned) -1, leaves);
+	CU_ASSERT(starpu_sched_component_is_mct(t->root));
+	double len;
+	CU_ASSERT(starpu_sched_component_execute_preds(t->root, &tasks[0], &len));
+	CU_ASSERT(!isnan(len) && len > 0.0);
+	/* Equal workers: each task goes where the queue ends first, so the
+	 * work alternates between them. */
+	for (int i = 0; i < 4; i++)
+	{
+		CU_ASSERT(t->root->push_task(t->root, &tasks[i]) == 0);
+		CU_ASSERT(!isnan(tasks[i].predicted) && tasks[i].predicted > 0.0);
+	}
+	int n0 = 0, n1 = 0;
+	while (pull(leaves[0]))
+		n0++;
+	while (pull(leaves[1]))
+		n1++;
+	CU_ASSERT(n0 == 2 && n1 == 2);
+	/* A model without measurements: the task goes where it calibrates. */
+	tasks[5].cl = &cl_fresh;
+	CU_ASSERT(t->root->push_task(t->root, &tasks[5]) == 0);
+	CU_ASSERT(isnan(tasks[5].predicted));
+	CU_ASSERT(pull(leaves[0]) != NULL || pull(leaves[1]) != NULL);
+	starpu_sched_tree_destroy(t);
+
+	/* heft keeps what its bounded children refuse and sends it down as
+	 * they empty. */
+	t = two_way((struct starpu_sched_component *(*)(struct starpu_sched_tree *, void *)) starpu_sched_component_heft_create, 1, leaves);
+	CU_ASSERT(starpu_sched_component_is_heft(t->root));
+	for (int i = 0; i < 4; i++)
+		CU_ASSERT(t->root->push_task(t->root, &tasks[i]) == 0);
+	int got = 0;
+	for (int k = 0; k < 8; k++)
+		if (pull(leaves[k % 2]))
+			got++;
+	CU_ASSERT(got == 4);
+	starpu_sched_tree_destroy(t);
+	starpu_shutdown();
+	model_env_done();
+}
+
+static void test_perfmodel_select(void)
+{
+	model_env();
+	CU_ASSERT_FATAL(start("eager", NULL, 1) == 0);
+	calibrate();
+	tasks_init();
+	struct starpu_sched_tree *t = tree_new();
+	struct starpu_sched_component *q[3], *leaf = starpu_sched_component_worker_get(TCTX, 0);
+	for (int i = 0; i < 3; i++)
+	{
+		q[i] = starpu_sched_component_fifo_create(t, NULL);
+		starpu_sched_component_connect(q[i], leaf);
+	}
+	struct starpu_sched_component_perfmodel_select_data sd = { q[0], q[1], q[2] };
+	struct starpu_sched_component *s = starpu_sched_component_perfmodel_select_create(t, &sd);
+	CU_ASSERT(starpu_sched_component_is_perfmodel_select(s));
+	t->root = s;
+	starpu_sched_tree_update_workers(t);
+	tasks[0].cl = &cl_fresh;	/* needs calibration → q[0] */
+	tasks[1].cl = &cl_noop;		/* no model → q[1] */
+	tasks[2].cl = &cl_model;	/* calibrated → q[2] */
+	for (int i = 0; i < 3; i++)
+		CU_ASSERT(s->push_task(s, &tasks[i]) == 0);
+	for (int i = 0; i < 3; i++)
+		CU_ASSERT(index_of(q[i]->pull_task(q[i], leaf)) == i);
+	starpu_sched_tree_destroy(t);
+	starpu_shutdown();
+	model_env_done();
+}
+
+/* ---- invalid trees ---- */
+
+static void test_bad_tree_cycle(void)
+{
+	CU_ASSERT_FATAL(start("eager", NULL, 1) == 0);
+	struct starpu_sched_tree *t = tree_new();
+	struct starpu_sched_component *f = starpu_sched_component_fifo_create(t, NULL);
+	struct starpu_sched_component *e = starpu_sched_component_eager_create(t, NULL);
+	starpu_sched_component_connect(f, e);
+	starpu_sched_component_connect(e, starpu_sched_component_worker_get(TCTX, 0));
+	starpu_sched_component_connect(e, f);	/* the cycle */
+	t->root = f;
+	vtest_capture_stderr_begin();
+	starpu_sched_tree_update_workers(t);
+	const char *err = vtest_capture_stderr_end();
+	CU_ASSERT(strstr(err, "starpu_sched_tree_update_workers") != NULL);
+	CU_ASSERT(strstr(err, "cycle through component") != NULL);
+	CU_ASSERT(strchr(err, '\n') == strrchr(err, '\n'));	/* one line */
+	starpu_sched_tree_destroy(t);
+	starpu_shutdown();
+}
+
+/* A policy whose tree has a queue with no way to a worker. */
+static void bad_init(unsigned ctx)
+{
+	struct starpu_sched_tree *t = starpu_sched_tree_create(ctx);
+	struct starpu_sched_component *f = starpu_sched_component_fifo_create(t, NULL);
+	struct starpu_sched_component *e = starpu_sched_component_eager_create(t, NULL);
+	starpu_sched_component_connect(f, e);
+	t->root = f;
+	starpu_sched_ctx_set_policy_data(ctx, t);
+	starpu_sched_tree_update_workers(t);
+}
+
+static struct starpu_sched_policy bad_policy = {
+	.init_sched = bad_init,
+	.deinit_sched = starpu_sched_tree_deinitialize,
+	.add_workers = starpu_sched_tree_add_workers,
+	.remove_workers = starpu_sched_tree_remove_workers,
+	.push_task = starpu_sched_tree_push_task,
+	.pop_task = starpu_sched_tree_pop_task,
+	.policy_name = "vtest-bad-tree",
+	.policy_description = "a tree without worker leaves",
+};
+
+static atomic_int ran;
+
+static void count(void *buffers[], void *arg)
+{
+	(void) buffers; (void) arg;
+	atomic_fetch_add(&ran, 1);
+}
+
+static struct starpu_codelet cl_count = { .cpu_funcs = { count }, .nbuffers = 0, .name = "count" };
+
+static void test_bad_tree_no_worker_runs_anyway(void)
+{
+	vtest_capture_stderr_begin();
+	int ret = start(NULL, &bad_policy, 2);
+	const char *err = vtest_capture_stderr_end();
+	CU_ASSERT_FATAL(ret == 0);
+	CU_ASSERT(strstr(err, "component 'eager' has no children and is not a worker component") != NULL);
+	atomic_store(&ran, 0);
+	for (int i = 0; i < 50; i++)
+	{
+		struct starpu_task *task = starpu_task_create();
+		task->cl = &cl_count;
+		CU_ASSERT(starpu_task_submit(task) == 0);
+	}
+	starpu_task_wait_for_all();
+	CU_ASSERT(atomic_load(&ran) == 50);
+	starpu_shutdown();
+}
+
+/* ---- workers leaving a tree ---- */
+
+static atomic_int ran_on[2];
+
+static void count_where(void *buffers[], void *arg)
+{
+	(void) buffers; (void) arg;
+	int w = starpu_worker_get_id();
+	if (w >= 0 && w < 2)
+		atomic_fetch_add(&ran_on[w], 1);
+}
+
+static struct starpu_codelet cl_where = { .cpu_funcs = { count_where }, .nbuffers = 0, .name = "where" };
+
+static void test_remove_worker_keeps_tasks(void)
+{
+	CU_ASSERT_FATAL(start("tree-random", NULL, 2) == 0);
+	atomic_store(&ran_on[0], 0);
+	atomic_store(&ran_on[1], 0);
+	starpu_pause();
+	for (int i = 0; i < 100; i++)
+	{
+		struct starpu_task *task = starpu_task_create();
+		task->cl = &cl_where;
+		CU_ASSERT(starpu_task_submit(task) == 0);
+	}
+	/* Worker 1 leaves the tree with its queue full: its tasks must go
+	 * to worker 0. */
+	int w1 = 1;
+	starpu_sched_tree_remove_workers(0, &w1, 1);
+	starpu_resume();
+	starpu_task_wait_for_all();
+	CU_ASSERT(atomic_load(&ran_on[0]) == 100);
+	CU_ASSERT(atomic_load(&ran_on[1]) == 0);
+	starpu_sched_tree_add_workers(0, &w1, 1);
+	for (int i = 0; i < 20; i++)
+	{
+		struct starpu_task *task = starpu_task_create();
+		task->cl = &cl_where;
+		CU_ASSERT(starpu_task_submit(task) == 0);
+	}
+	starpu_task_wait_for_all();
+	CU_ASSERT(atomic_load(&ran_on[0]) + atomic_load(&ran_on[1]) == 120);
+	starpu_shutdown();
+}
+
+static void test_bitmap(void)
+{
+	struct starpu_bitmap *a = starpu_bitmap_create(), *b = starpu_bitmap_create(), *c = starpu_bitmap_create();
+	CU_ASSERT(starpu_bitmap_first(a) == -1 && starpu_bitmap_cardinal(a) == 0);
+	starpu_bitmap_set(a, 3);
+	starpu_bitmap_set(a, 70);
+	starpu_bitmap_set(a, 200);
+	CU_ASSERT(starpu_bitmap_get(a, 70) && !starpu_bitmap_get(a, 71) && !starpu_bitmap_get(a, 5000));
+	CU_ASSERT(starpu_bitmap_first(a) == 3 && starpu_bitmap_next(a, 3) == 70 && starpu_bitmap_next(a, 70) == 200);
+	CU_ASSERT(starpu_bitmap_last(a) == 200 && !starpu_bitmap_has_next(a, 200));
+	starpu_bitmap_set(b, 70);
+	starpu_bitmap_set(b, 4);
+	starpu_bitmap_unset_and(c, a, b);
+	CU_ASSERT(starpu_bitmap_cardinal(c) == 1 && starpu_bitmap_get(c, 70));
+	starpu_bitmap_or(b, a);
+	CU_ASSERT(starpu_bitmap_cardinal(b) == 4 && starpu_bitmap_and_get(a, b, 200));
+	starpu_bitmap_unset(a, 70);
+	CU_ASSERT(starpu_bitmap_cardinal(a) == 2);
+	starpu_bitmap_unset_all(a);
+	CU_ASSERT(starpu_bitmap_cardinal(a) == 0);
+	starpu_bitmap_destroy(a);
+	starpu_bitmap_destroy(b);
+	starpu_bitmap_destroy(c);
+}
+
+static const struct vtest_case flow_cases[] = {
+	{ "bitmap", test_bitmap },
+	{ "fifo_threshold_and_pump", test_fifo_threshold_and_pump },
+	{ "exp_len_threshold", test_exp_len_threshold },
+	{ "prio_order", test_prio_order },
+	VTEST_END
+};
+
+static const struct vtest_case mapping_cases[] = {
+	{ "eager_spreads", test_eager_spreads },
+	{ "random_spreads", test_random_spreads },
+	{ "work_stealing", test_work_stealing },
+	{ "mct_and_heft", test_mct_and_heft },
+	{ "perfmodel_select", test_perfmodel_select },
+	VTEST_END
+};
+
+static const struct vtest_case tree_cases[] = {
+	{ "bad_tree_cycle", test_bad_tree_cycle },
+	{ "bad_tree_no_worker_runs_anyway", test_bad_tree_no_worker_runs_anyway },
+	{ "remove_worker_keeps_tasks", test_remove_worker_keeps_tasks },
+	VTEST_END
+};
+
+static const struct vtest_suite suites[] = {
+	{ "flow_control", NULL, NULL, flow_cases },
+	{ "mapping", NULL, NULL, mapping_cases },
+	{ "trees", NULL, NULL, tree_cases },
+	{ NULL, NULL, NULL, NULL }
+};
+
+int main(int argc, char **argv)
+{
+	return vtest_run(argc, argv, suites);
+}
