@@ -96,6 +96,7 @@ static void execute_job(struct worker *w, struct job *job)
 	{
 		/* A policy handed us a task we cannot run: give it back. */
 		rt_error("worker %s was given task '%s' it cannot run; pushing it back", w->name, starpu_task_get_name(task));
+		sched_job_done(job);
 		sched_push_job(job);
 		return;
 	}
@@ -143,6 +144,9 @@ static void execute_job(struct worker *w, struct job *job)
 			rt_error("task '%s' failed on %s (%d)", starpu_task_get_name(task), w->name, ret);
 		data_job_done_on_node(job, w->memory_node);
 	}
+	/* Done with its context's policy (hooks included): from here on the
+	 * context may be deleted. */
+	sched_job_done(job);
 	w->executed++;
 	if (task->cl)
 		task->cl->per_worker_stats[w->id]++;

@@ -4,10 +4,19 @@
  * policy. The runtime starts with the global context (id 0) holding every
  * worker; policies keep their per-instance state in the context's policy
  * data and enumerate its workers through its worker collection.
+ *
+ * Contexts are created, resized and deleted at run time while tasks run; a
+ * worker may belong to several. Calls returning a context id return
+ * STARPU_NMAX_SCHED_CTXS on error (reported on stderr); void calls report
+ * an invalid argument and change nothing. A context may be empty: its
+ * tasks wait until workers are added, or go to its heir when it is deleted.
+ * A task submitted to a deleted or never-created context is refused by
+ * starpu_task_submit with -EINVAL.
  */
 #ifndef STARPU_SCHED_CTX_H
 #define STARPU_SCHED_CTX_H
 
+#include <stdio.h>
 #include <starpu_config.h>
 #include <starpu_worker.h>
 
@@ -29,6 +38,33 @@ struct starpu_sched_policy;
 #define STARPU_SCHED_CTX_USER_DATA (9 << 16)
 #define STARPU_SCHED_CTX_CUDA_NSMS (10 << 16)
 #define STARPU_SCHED_CTX_SUB_CTXS (11 << 16)
+
+/* Creation: the arguments after the name are pairs (type, value) from the
+ * constants above ended by 0; STARPU_SCHED_CTX_AWAKE_WORKERS takes no
+ * value, STARPU_SCHED_CTX_SUB_CTXS two (int *, int). nworkers -1 means
+ * every worker. Without a policy: STARPU_SCHED, else the default one. */
+unsigned starpu_sched_ctx_create(int *workerids_ctx, int nworkers_ctx, const char *sched_ctx_name, ...);
+unsigned starpu_sched_ctx_create_inside_interval(const char *policy_name, const char *sched_ctx_name, int min_ncpus, int max_ncpus, int min_ngpus, int max_ngpus, unsigned allow_overlap);
+void starpu_sched_ctx_register_close_callback(unsigned sched_ctx_id, void (*close_callback)(unsigned sched_ctx_id, void *args), void *args);
+void starpu_sched_ctx_add_workers(int *workerids_ctx, unsigned nworkers_ctx, unsigned sched_ctx_id);
+void starpu_sched_ctx_remove_workers(int *workerids_ctx, unsigned nworkers_ctx, unsigned sched_ctx_id);
+void starpu_sched_ctx_display_workers(unsigned sched_ctx_id, FILE *f);
+/* Waits until the tasks queued in the context have run (its workers, or
+ * the heir's lent to it, run them), moves tasks not yet ready to the heir
+ * (the inheritor, else the parent of a nested context, else the global
+ * one), and gives workers left in no context to the parent or global one. */
+void starpu_sched_ctx_delete(unsigned sched_ctx_id);
+void starpu_sched_ctx_set_inheritor(unsigned sched_ctx_id, unsigned inheritor);
+unsigned starpu_sched_ctx_get_inheritor(unsigned sched_ctx_id);
+unsigned starpu_sched_ctx_get_hierarchy_level(unsigned sched_ctx_id);
+void starpu_sched_ctx_stop_task_submission(void);
+/* Once every task submitted to the context has terminated, its workers
+ * move to the inheritor (if any) and the close callback runs. */
+void starpu_sched_ctx_finished_submit(unsigned sched_ctx_id);
+unsigned starpu_sched_ctx_get_nshared_workers(unsigned sched_ctx_id, unsigned sched_ctx_id2);
+unsigned starpu_sched_ctx_get_ctx_for_task(struct starpu_task *task);
+unsigned starpu_sched_ctx_overlapping_ctxs_on_worker(int workerid);
+void (*starpu_sched_ctx_get_sched_policy_init(unsigned sched_ctx_id))(unsigned);
 
 /* The context tasks of the calling thread go to (set_context), and the
  * context a task was submitted to. */

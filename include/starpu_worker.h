@@ -92,6 +92,8 @@ struct starpu_worker_collection
 };
 
 extern struct starpu_worker_collection starpu_worker_list;
+/* Iterates in hwloc topology order (the order of the machine's PUs). */
+extern struct starpu_worker_collection starpu_worker_tree;
 
 unsigned starpu_worker_get_count(void);
 unsigned starpu_cpu_worker_get_count(void);

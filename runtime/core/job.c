@@ -2,6 +2,7 @@
  * push, termination. See job.h for the counters and the lock order.
  */
 #include "core/job.h"
+#include "core/sched_ctx.h"
 #include "core/rt.h"
 #include "core/tags.h"
 #include "core/workers.h"
@@ -293,6 +294,7 @@ static void job_terminate(struct job *job)
 	}
 
 	int counted = job->counted;
+	unsigned ctx_id = job->sched_ctx;
 	int destroy_now = task->detach && task->destroy;
 	job->counted = 0;
 	atomic_store_explicit(&job->term_calls, 1, memory_order_relaxed);
@@ -310,7 +312,10 @@ static void job_terminate(struct job *job)
 	if (destroy_now)
 		job_release_task(task);
 	if (counted)
+	{
+		sched_ctx_job_terminated(ctx_id);
 		rt_task_counters_done(1);
+	}
 }
 
 void job_term_release(struct job *job)

@@ -88,6 +88,7 @@ struct job
 	unsigned char kind;		/* enum job_kind */
 	/* Owned by the submitting thread, then by the worker running it. */
 	unsigned char counted;		/* counted in rt.nsubmitted */
+	unsigned char in_policy;	/* counted in its context's nactive (sched/policy.c) */
 	unsigned char owns_dyn_interfaces;	/* task->dyn_interfaces is ours */
 	unsigned char owns_dyn_handles;	/* task->dyn_handles/dyn_modes are ours */
 	unsigned char dead;		/* destroyed (misuse detection) */

@@ -1,49 +1,144 @@
-/* sched_ctx.c — scheduling contexts: the global context, its worker
- * collection, priorities and policy data, and the public accessors.
+/* sched_ctx.c — scheduling contexts: creation, resizing and deletion at
+ * run time, worker collections (list and tree), and the public accessors.
  *
- * Only the global context exists so far; creating and resizing contexts at
- * run time (seed 000's protocol) builds on this table.
+ * Design (seed 000's protocol):
+ *
+ * Membership. A context's worker set lives in three places that change
+ * together: ctx->workerids (raw, by worker id, which is hwloc order), the
+ * worker collection policies iterate, and each member's sched_ctxs[] list
+ * that its driver loop pops from. A worker may belong to several contexts.
+ *
+ * Who reads what. A worker reads its own sched_ctxs[] and calls the
+ * policies' pop_task only inside a scheduling operation
+ * (worker_enter_sched_op/leave in sched_pop_task). Every push into a
+ * policy runs under the context's rwlock taken for reading
+ * (sched_push_job). Hence a change that holds the write lock and keeps the
+ * affected workers out of scheduling operations has the context to itself.
+ *
+ * A change (ctx_change), under sched_ctx_change_mutex so that changes never
+ * interleave (the notice flags are not counters):
+ *   1. notice: every worker of the union of the old and new sets gets
+ *      state_changing_ctx_notice; the changer waits (setting
+ *      state_changing_ctx_waiting) until each is out of its scheduling
+ *      operation. A noticed worker starts no new one: it blocks in
+ *      worker_enter_sched_op. The calling thread's own worker is skipped:
+ *      it is running a task or a callback, not a scheduling operation;
+ *   2. the write lock: pushes in flight finish, new ones wait;
+ *   3. update workerids, the collection and the workers' lists, then call
+ *      the policy's remove_workers / add_workers (the collection already
+ *      shows the new set). Contract for policies: remove_workers must keep
+ *      every task queued for the removed workers, moving it to remaining
+ *      members (or keeping it until workers are added: add_workers must then
+ *      hand such tasks to the new members);
+ *   4. release the write lock, clear the notices and wake the waiters, and
+ *      wake the added workers (work may be waiting for them).
+ * No lock is held while waiting on a worker except the change mutex, which
+ * no worker needs to finish a scheduling operation or a push.
+ *
+ * Empty contexts are allowed (as in StarPU): a task pushed to a context
+ * with no worker is parked by the runtime (never given to the policy) and
+ * pushed to the policy when workers are added, or to the heir on deletion.
+ *
+ * Accounting. nsubmitted counts tasks submitted to the context and not
+ * terminated (finished_submit, and a deleted slot is not reused while jobs
+ * still name it); nactive counts tasks pushed to the policy that have not
+ * finished executing (pre/post hooks included).
+ *
+ * Deletion: (1) mark the context deleting and set its heir (the inheritor,
+ * else the parent of a nested context, else the global context): from now
+ * on pushes go to the heir, parked tasks move there; (2) if tasks remain in
+ * the policy and nobody can pop them, lend the heir's workers to the
+ * context; (3) wait, without the change mutex, until nactive drops to 0:
+ * queued tasks run on the context's workers, none is lost or run twice;
+ * (4) remove every worker; a worker left in no context joins the parent
+ * (nested) or the global context; then deinit the policy. Tasks submitted
+ * before the deletion but made ready after it go to the heir; a task
+ * submitted to a deleted id is refused with -EINVAL.
+ *
+ * Errors are one line naming the call and the argument. Calls returning a
+ * context id return STARPU_NMAX_SCHED_CTXS on error (StarPU's "no context"
+ * value); void calls change nothing when an argument is invalid.
  */
 #include "core/sched_ctx.h"
+#include "core/job.h"
 #include "core/rt.h"
 #include "core/workers.h"
+#include "sched/sched.h"
 
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct sched_ctx sched_ctxs[STARPU_NMAX_SCHED_CTXS];
 
-/* ------------------------------------------------------------------ */
-/* The list worker collection: workerids[] holds the members in order. */
+/* Serialises creations, deletions and membership changes, and guards the
+ * workers' sched_ctxs[] lists. Outermost lock of the scheduling layer. */
+static os_mutex_t change_mutex = OS_MUTEX_INITIALIZER;
 
-static unsigned list_has_next(struct starpu_worker_collection *workers, struct starpu_sched_ctx_iterator *it)
+#define NO_CTX STARPU_NMAX_SCHED_CTXS
+
+/* ------------------------------------------------------------------ */
+/* Worker collections. Both keep workerids[] in iteration order: the list
+ * in insertion order, the tree in hwloc topology order (the logical index
+ * of the worker's processing unit, i.e. the order of the leaves of the
+ * machine tree), so that iterating visits neighbours one after another. */
+
+static unsigned coll_has_next(struct starpu_worker_collection *workers, struct starpu_sched_ctx_iterator *it)
 {
 	return (unsigned) it->cursor < workers->nworkers;
 }
 
-static int list_get_next(struct starpu_worker_collection *workers, struct starpu_sched_ctx_iterator *it)
+static int coll_get_next(struct starpu_worker_collection *workers, struct starpu_sched_ctx_iterator *it)
 {
 	if ((unsigned) it->cursor >= workers->nworkers)
 		return -1;
 	return workers->workerids[it->cursor++];
 }
 
-static int list_add(struct starpu_worker_collection *workers, int worker)
+static int coll_insert_at(struct starpu_worker_collection *workers, int worker, unsigned pos)
 {
-	if (worker < 0 || worker >= STARPU_NMAXWORKERS)
-		return -1;
-	if (workers->present[worker])
-		return -1;
-	workers->workerids[workers->nworkers++] = worker;
+	memmove(&workers->workerids[pos + 1], &workers->workerids[pos], sizeof(int) * (workers->nworkers - pos));
+	workers->workerids[pos] = worker;
+	workers->nworkers++;
 	workers->present[worker] = 1;
 	workers->is_unblocked[worker] = 1;
 	workers->nunblocked_workers++;
 	return worker;
 }
 
-static int list_remove(struct starpu_worker_collection *workers, int worker)
+static int coll_add_ok(struct starpu_worker_collection *workers, int worker)
+{
+	return worker >= 0 && worker < STARPU_NMAXWORKERS && !workers->present[worker];
+}
+
+static int list_add(struct starpu_worker_collection *workers, int worker)
+{
+	if (!coll_add_ok(workers, worker))
+		return -1;
+	return coll_insert_at(workers, worker, workers->nworkers);
+}
+
+/* Topology rank of a worker: its PU's logical index (unbound last). */
+static long topo_rank(int worker)
+{
+	int bind = starpu_worker_get_bindid(worker);
+	return (bind < 0 ? (long) INT_MAX : (long) bind) * STARPU_NMAXWORKERS + worker;
+}
+
+static int tree_add(struct starpu_worker_collection *workers, int worker)
+{
+	if (!coll_add_ok(workers, worker))
+		return -1;
+	long r = topo_rank(worker);
+	unsigned pos = 0;
+	while (pos < workers->nworkers && topo_rank(workers->workerids[pos]) < r)
+		pos++;
+	return coll_insert_at(workers, worker, pos);
+}
+
+static int coll_remove(struct starpu_worker_collection *workers, int worker)
 {
 	if (worker < 0 || worker >= STARPU_NMAXWORKERS || !workers->present[worker])
 		return -1;
@@ -58,7 +153,7 @@ static int list_remove(struct starpu_worker_collection *workers, int worker)
 	return worker;
 }
 
-static void list_init(struct starpu_worker_collection *workers)
+static void coll_init(struct starpu_worker_collection *workers)
 {
 	workers->workerids = malloc(sizeof(int) * STARPU_NMAXWORKERS);
 	workers->nworkers = 0;
@@ -69,48 +164,62 @@ static void list_init(struct starpu_worker_collection *workers)
 	memset(workers->is_master, 0, sizeof(workers->is_master));
 }
 
-static void list_deinit(struct starpu_worker_collection *workers)
+static void coll_deinit(struct starpu_worker_collection *workers)
 {
 	free(workers->workerids);
 	workers->workerids = NULL;
 	workers->nworkers = 0;
 }
 
-static void list_init_iterator(struct starpu_worker_collection *workers, struct starpu_sched_ctx_iterator *it)
+static void coll_init_iterator(struct starpu_worker_collection *workers, struct starpu_sched_ctx_iterator *it)
 {
 	(void) workers;
 	it->cursor = 0;
 	it->possibly_parallel = -1;
 }
 
-static void list_init_iterator_for_parallel_tasks(struct starpu_worker_collection *workers, struct starpu_sched_ctx_iterator *it, struct starpu_task *task)
+static void coll_init_iterator_for_parallel_tasks(struct starpu_worker_collection *workers, struct starpu_sched_ctx_iterator *it, struct starpu_task *task)
 {
-	list_init_iterator(workers, it);
+	coll_init_iterator(workers, it);
 	it->possibly_parallel = task ? (int) task->possibly_parallel : 0;
 }
 
 struct starpu_worker_collection starpu_worker_list = {
-	.has_next = list_has_next,
-	.get_next = list_get_next,
+	.has_next = coll_has_next,
+	.get_next = coll_get_next,
 	.add = list_add,
-	.remove = list_remove,
-	.init = list_init,
-	.deinit = list_deinit,
-	.init_iterator = list_init_iterator,
-	.init_iterator_for_parallel_tasks = list_init_iterator_for_parallel_tasks,
+	.remove = coll_remove,
+	.init = coll_init,
+	.deinit = coll_deinit,
+	.init_iterator = coll_init_iterator,
+	.init_iterator_for_parallel_tasks = coll_init_iterator_for_parallel_tasks,
 	.type = STARPU_WORKER_LIST,
+};
+
+struct starpu_worker_collection starpu_worker_tree = {
+	.has_next = coll_has_next,
+	.get_next = coll_get_next,
+	.add = tree_add,
+	.remove = coll_remove,
+	.init = coll_init,
+	.deinit = coll_deinit,
+	.init_iterator = coll_init_iterator,
+	.init_iterator_for_parallel_tasks = coll_init_iterator_for_parallel_tasks,
+	.type = STARPU_WORKER_TREE,
 };
 
 struct starpu_worker_collection *starpu_sched_ctx_create_worker_collection(unsigned sched_ctx_id, enum starpu_worker_collection_type type)
 {
+	if (sched_ctx_id >= STARPU_NMAX_SCHED_CTXS)
+	{
+		rt_error("starpu_sched_ctx_create_worker_collection: no scheduling context %u", sched_ctx_id);
+		return NULL;
+	}
 	struct sched_ctx *ctx = sched_ctx_get(sched_ctx_id);
 	struct starpu_worker_collection *c = malloc(sizeof(*c));
 	if (!c)
 		return NULL;
-	/* Every collection is a list so far; a tree type is accepted and
-	 * iterates in the same order. */
-	*c = starpu_worker_list;
-	c->type = type;
+	*c = type == STARPU_WORKER_TREE ? starpu_worker_tree : starpu_worker_list;
 	c->init(c);
 	ctx->workers = c;
 	ctx->collection_by_runtime = 0;
@@ -119,6 +228,8 @@ struct starpu_worker_collection *starpu_sched_ctx_create_worker_collection(unsig
 
 void starpu_sched_ctx_delete_worker_collection(unsigned sched_ctx_id)
 {
+	if (sched_ctx_id >= STARPU_NMAX_SCHED_CTXS)
+		return;
 	struct sched_ctx *ctx = sched_ctx_get(sched_ctx_id);
 	if (!ctx->workers)
 		return;
@@ -135,32 +246,226 @@ struct starpu_worker_collection *starpu_sched_ctx_get_worker_collection(unsigned
 }
 
 /* ------------------------------------------------------------------ */
+/* Membership changes (see the design note above). */
+
+static int ctx_alive(unsigned id)
+{
+	return id < STARPU_NMAX_SCHED_CTXS && atomic_load(&sched_ctxs[id].in_use) && !atomic_load(&sched_ctxs[id].deleting);
+}
+
+static int ctx_has(const struct sched_ctx *ctx, int workerid)
+{
+	for (unsigned i = 0; i < ctx->nworkers; i++)
+		if (ctx->workerids[i] == workerid)
+			return 1;
+	return 0;
+}
+
+static void worker_list_add(struct worker *w, unsigned ctx_id)
+{
+	w->sched_ctxs[w->nsched_ctxs++] = ctx_id;
+}
+
+static void worker_list_remove(struct worker *w, unsigned ctx_id)
+{
+	unsigned j = 0;
+	for (unsigned i = 0; i < w->nsched_ctxs; i++)
+		if (w->sched_ctxs[i] != ctx_id)
+			w->sched_ctxs[j++] = w->sched_ctxs[i];
+	w->nsched_ctxs = j;
+}
+
+/* Adds the workers add[] (not members) and removes rem[] (members) from
+ * ctx. The caller holds change_mutex. */
+static void ctx_change(struct sched_ctx *ctx, const int *add, unsigned nadd, const int *rem, unsigned nrem)
+{
+	if (!nadd && !nrem)
+		return;
+	struct worker *self = worker_self();
+	int uni[2 * STARPU_NMAXWORKERS];
+	unsigned nuni = 0;
+	for (unsigned i = 0; i < ctx->nworkers; i++)
+		uni[nuni++] = ctx->workerids[i];
+	for (unsigned i = 0; i < nadd; i++)
+		uni[nuni++] = add[i];
+
+	for (unsigned i = 0; i < nuni; i++)
+		if (worker_get(uni[i]) != self)
+			worker_ctx_notice_begin(worker_get(uni[i]));
+
+	os_rwlock_wrlock(&ctx->rwlock);
+	for (unsigned i = 0; i < nrem; i++)
+	{
+		unsigned j = 0;
+		for (unsigned k = 0; k < ctx->nworkers; k++)
+			if (ctx->workerids[k] != rem[i])
+				ctx->workerids[j++] = ctx->workerids[k];
+		ctx->nworkers = j;
+		ctx->workers->remove(ctx->workers, rem[i]);
+		worker_list_remove(worker_get(rem[i]), ctx->id);
+	}
+	for (unsigned i = 0; i < nadd; i++)
+	{
+		/* workerids[] stays sorted by id (hwloc order): lws relies on it. */
+		unsigned pos = ctx->nworkers;
+		while (pos > 0 && ctx->workerids[pos - 1] > add[i])
+		{
+			ctx->workerids[pos] = ctx->workerids[pos - 1];
+			pos--;
+		}
+		ctx->workerids[pos] = add[i];
+		ctx->nworkers++;
+		ctx->workers->add(ctx->workers, add[i]);
+		worker_list_add(worker_get(add[i]), ctx->id);
+	}
+	if (nrem && ctx->policy->remove_workers)
+		ctx->policy->remove_workers(ctx->id, (int *) rem, nrem);
+	if (nadd && ctx->policy->add_workers)
+		ctx->policy->add_workers(ctx->id, (int *) add, nadd);
+	os_rwlock_unlock(&ctx->rwlock);
+
+	for (unsigned i = 0; i < nuni; i++)
+		if (worker_get(uni[i]) != self)
+			worker_ctx_notice_end(worker_get(uni[i]));
+	for (unsigned i = 0; i < nadd; i++)
+		worker_wake(worker_get(add[i]));
+}
+
+void sched_ctx_park(struct sched_ctx *ctx, struct starpu_task *task)
+{
+	os_mutex_lock(&ctx->parked_mutex);
+	starpu_task_list_push_back(&ctx->parked, task);
+	os_mutex_unlock(&ctx->parked_mutex);
+}
+
+/* Pushes again the tasks parked on ctx (now with workers, or deleted: they
+ * then go to the heir). */
+static void ctx_unpark(struct sched_ctx *ctx)
+{
+	os_mutex_lock(&ctx->parked_mutex);
+	struct starpu_task *t = ctx->parked.head;
+	starpu_task_list_init(&ctx->parked);
+	os_mutex_unlock(&ctx->parked_mutex);
+	while (t)
+	{
+		struct starpu_task *next = t->next;
+		t->next = t->prev = NULL;
+		sched_push_job_again(job_of(t));
+		t = next;
+	}
+}
+
+/* Validates a worker array given to call fn; 0 if every id names a
+ * worker. */
+static int check_workers(const char *fn, const int *ids, int n)
+{
+	if (n > 0 && !ids)
+	{
+		rt_error("%s: workerids is NULL but nworkers is %d (-EINVAL)", fn, n);
+		return -EINVAL;
+	}
+	for (int i = 0; i < n; i++)
+		if (ids[i] < 0 || (unsigned) ids[i] >= rt.nworkers)
+		{
+			rt_error("%s: workerids[%d] = %d is not a worker (0..%u) (-EINVAL)", fn, i, ids[i], rt.nworkers - 1);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+/* Moves the workers of ctx that belong to no context any more to its
+ * parent (nested) or the global context. change_mutex held. */
+static void rehome_orphans(struct sched_ctx *ctx, const int *ids, unsigned n)
+{
+	unsigned home = ctx_alive(ctx->nesting) ? ctx->nesting : GLOBAL_SCHED_CTX;
+	int orphans[STARPU_NMAXWORKERS];
+	unsigned norphans = 0;
+	for (unsigned i = 0; i < n; i++)
+		if (worker_get(ids[i])->nsched_ctxs == 0 && !ctx_has(sched_ctx_get(home), ids[i]))
+			orphans[norphans++] = ids[i];
+	if (norphans)
+	{
+		ctx_change(sched_ctx_get(home), orphans, norphans, NULL, 0);
+		ctx_unpark(sched_ctx_get(home));
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Creation and the global context. */
+
+static void ctx_reset(struct sched_ctx *ctx, unsigned id, const char *name, struct starpu_sched_policy *policy)
+{
+	/* Locks, the parked list and the counters outlive a context in its
+	 * slot: jobs of a deleted context may still read them. */
+	ctx->id = id;
+	snprintf(ctx->name, sizeof(ctx->name), "%s", name ? name : "");
+	ctx->policy = policy;
+	ctx->policy_data = NULL;
+	ctx->user_data = NULL;
+	ctx->policy_init = NULL;
+	ctx->workers = NULL;
+	ctx->collection_by_runtime = 0;
+	ctx->min_prio = ctx->max_prio = 0;
+	ctx->min_prio_set = ctx->max_prio_set = 0;
+	ctx->inheritor = NO_CTX;
+	ctx->nesting = NO_CTX;
+	ctx->hierarchy_level = 0;
+	ctx->awake_workers = 0;
+	ctx->finished_submit = 0;
+	ctx->close_callback = NULL;
+	ctx->close_args = NULL;
+	ctx->redirect = NO_CTX;
+	ctx->nworkers = 0;
+	atomic_store(&ctx->deleting, 0);
+}
+
+/* Runs the policy's init and makes sure a collection exists. */
+static int ctx_policy_init(struct sched_ctx *ctx)
+{
+	if (ctx->policy->init_sched)
+		ctx->policy->init_sched(ctx->id);
+	if (!ctx->workers)
+	{
+		starpu_sched_ctx_create_worker_collection(ctx->id, ctx->policy->worker_type);
+		ctx->collection_by_runtime = 1;
+	}
+	return ctx->workers ? 0 : -ENOMEM;
+}
+
+static void ctx_policy_deinit(struct sched_ctx *ctx)
+{
+	if (ctx->policy->deinit_sched)
+		ctx->policy->deinit_sched(ctx->id);
+	if (ctx->workers)
+		starpu_sched_ctx_delete_worker_collection(ctx->id);
+}
 
 int sched_ctx_setup_global(struct starpu_sched_policy *policy, int min_prio, int max_prio)
 {
+	for (unsigned id = 0; id < STARPU_NMAX_SCHED_CTXS; id++)
+	{
+		struct sched_ctx *c = sched_ctx_get(id);
+		memset(c, 0, sizeof(*c));
+		os_rwlock_init(&c->rwlock);
+		os_mutex_init(&c->parked_mutex);
+		starpu_task_list_init(&c->parked);
+		c->id = id;
+		c->inheritor = c->nesting = c->redirect = NO_CTX;
+	}
 	struct sched_ctx *ctx = sched_ctx_get(GLOBAL_SCHED_CTX);
-	memset(ctx, 0, sizeof(*ctx));
-	ctx->id = GLOBAL_SCHED_CTX;
-	ctx->in_use = 1;
-	snprintf(ctx->name, sizeof(ctx->name), "init");
-	ctx->policy = policy;
+	ctx_reset(ctx, GLOBAL_SCHED_CTX, "init", policy);
 	ctx->min_prio = min_prio;
 	ctx->max_prio = max_prio;
-	os_rwlock_init(&ctx->rwlock);
+	atomic_store(&ctx->in_use, 1);
+	int ret = ctx_policy_init(ctx);
+	if (ret)
+		return ret;
+	/* No worker runs yet: fill the set directly. */
 	for (unsigned i = 0; i < rt.nworkers; i++)
-		ctx->workerids[ctx->nworkers++] = (int) i;
-
-	if (policy->init_sched)
-		policy->init_sched(GLOBAL_SCHED_CTX);
-	if (!ctx->workers)
 	{
-		starpu_sched_ctx_create_worker_collection(GLOBAL_SCHED_CTX, policy->worker_type);
-		ctx->collection_by_runtime = 1;
+		ctx->workerids[ctx->nworkers++] = (int) i;
+		ctx->workers->add(ctx->workers, (int) i);
 	}
-	if (!ctx->workers)
-		return -ENOMEM;
-	for (unsigned i = 0; i < ctx->nworkers; i++)
-		ctx->workers->add(ctx->workers, ctx->workerids[i]);
 	if (policy->add_workers && ctx->nworkers)
 		policy->add_workers(GLOBAL_SCHED_CTX, ctx->workerids, ctx->nworkers);
 	return 0;
@@ -171,35 +476,455 @@ void sched_ctx_teardown_all(void)
 	for (unsigned id = 0; id < STARPU_NMAX_SCHED_CTXS; id++)
 	{
 		struct sched_ctx *ctx = sched_ctx_get(id);
-		if (!ctx->in_use)
-			continue;
-		if (ctx->policy->remove_workers && ctx->nworkers)
-			ctx->policy->remove_workers(id, ctx->workerids, ctx->nworkers);
-		if (ctx->policy->deinit_sched)
-			ctx->policy->deinit_sched(id);
-		if (ctx->workers)
-			starpu_sched_ctx_delete_worker_collection(id);
+		if (atomic_load(&ctx->in_use))
+		{
+			if (ctx->policy->remove_workers && ctx->nworkers)
+				ctx->policy->remove_workers(id, ctx->workerids, ctx->nworkers);
+			ctx_policy_deinit(ctx);
+			atomic_store(&ctx->in_use, 0);
+		}
 		os_rwlock_destroy(&ctx->rwlock);
-		ctx->in_use = 0;
+		os_mutex_destroy(&ctx->parked_mutex);
 	}
 }
 
-unsigned sched_ctx_for_submission(struct starpu_task *task)
+static struct starpu_sched_policy *default_policy(void)
 {
-	if (task->sched_ctx < STARPU_NMAX_SCHED_CTXS && sched_ctxs[task->sched_ctx].in_use)
-		return task->sched_ctx;
-	struct rt_thread *t = rt.thread_key_backend == os_get_backend() ? os_getspecific(rt.thread_key) : NULL;
-	if (t && t->sched_ctx < STARPU_NMAX_SCHED_CTXS && sched_ctxs[t->sched_ctx].in_use)
-		return t->sched_ctx;
-	return GLOBAL_SCHED_CTX;
+	const char *env = getenv("STARPU_SCHED");
+	struct starpu_sched_policy *p = env && *env ? sched_find_policy(env) : NULL;
+	return p ? p : sched_find_policy(SCHED_DEFAULT_POLICY);
+}
+
+unsigned starpu_sched_ctx_create(int *workerids, int nworkers, const char *sched_ctx_name, ...)
+{
+	static const char fn[] = "starpu_sched_ctx_create";
+	const char *pname = NULL;
+	struct starpu_sched_policy *policy = NULL;
+	int min_prio = 0, max_prio = 0, min_set = 0, max_set = 0, awake = 0;
+	unsigned level = 0, nesting = NO_CTX;
+	int level_set = 0;
+	void (*init)(unsigned) = NULL;
+	void *user_data = NULL;
+
+	if (!rt_is_up())
+	{
+		rt_error("%s: the runtime is not initialised", fn);
+		return NO_CTX;
+	}
+	va_list ap;
+	va_start(ap, sched_ctx_name);
+	int arg;
+	while ((arg = va_arg(ap, int)) != 0)
+	{
+		switch (arg)
+		{
+		case STARPU_SCHED_CTX_POLICY_NAME: pname = va_arg(ap, const char *); break;
+		case STARPU_SCHED_CTX_POLICY_STRUCT: policy = va_arg(ap, struct starpu_sched_policy *); break;
+		case STARPU_SCHED_CTX_POLICY_MIN_PRIO: min_prio = va_arg(ap, int); min_set = 1; break;
+		case STARPU_SCHED_CTX_POLICY_MAX_PRIO: max_prio = va_arg(ap, int); max_set = 1; break;
+		case STARPU_SCHED_CTX_HIERARCHY_LEVEL: level = va_arg(ap, unsigned); level_set = 1; break;
+		case STARPU_SCHED_CTX_NESTED: nesting = va_arg(ap, unsigned); break;
+		case STARPU_SCHED_CTX_AWAKE_WORKERS: awake = 1; break;
+		case STARPU_SCHED_CTX_POLICY_INIT: init = va_arg(ap, void (*)(unsigned)); break;
+		case STARPU_SCHED_CTX_USER_DATA: user_data = va_arg(ap, void *); break;
+		case STARPU_SCHED_CTX_CUDA_NSMS: (void) va_arg(ap, int); break;	/* no CUDA workers */
+		case STARPU_SCHED_CTX_SUB_CTXS: (void) va_arg(ap, int *); (void) va_arg(ap, int); break;
+		default:
+			va_end(ap);
+			rt_error("%s: unknown argument type %d in the list after the name '%s' (end it with 0)",
+				 fn, arg, sched_ctx_name ? sched_ctx_name : "");
+			return NO_CTX;
+		}
+	}
+	va_end(ap);
+
+	if (!policy && pname && *pname && !(policy = sched_find_policy(pname)))
+	{
+		rt_error("%s: unknown scheduling policy '%s' (STARPU_SCHED_CTX_POLICY_NAME)", fn, pname);
+		return NO_CTX;
+	}
+	if (!policy)
+		policy = default_policy();
+	if (!policy->push_task || !policy->pop_task)
+	{
+		rt_error("%s: scheduling policy '%s' (STARPU_SCHED_CTX_POLICY_STRUCT) lacks push_task or pop_task",
+			 fn, policy->policy_name ? policy->policy_name : "(unnamed)");
+		return NO_CTX;
+	}
+	if (nesting != NO_CTX && !ctx_alive(nesting))
+	{
+		rt_error("%s: STARPU_SCHED_CTX_NESTED names %u, which is not a scheduling context", fn, nesting);
+		return NO_CTX;
+	}
+
+	/* -1 workers: all of them, as in StarPU. */
+	int all[STARPU_NMAXWORKERS];
+	if (nworkers == -1)
+	{
+		nworkers = (int) rt.nworkers;
+		for (int i = 0; i < nworkers; i++)
+			all[i] = i;
+		workerids = all;
+	}
+	if (nworkers < 0)
+	{
+		rt_error("%s: nworkers is %d (-1 for all workers, 0 for an empty context)", fn, nworkers);
+		return NO_CTX;
+	}
+	if (check_workers(fn, workerids, nworkers))
+		return NO_CTX;
+	int ids[STARPU_NMAXWORKERS];
+	unsigned n = 0;
+	char seen[STARPU_NMAXWORKERS] = { 0 };
+	for (int i = 0; i < nworkers; i++)
+		if (!seen[workerids[i]])
+		{
+			seen[workerids[i]] = 1;
+			ids[n++] = workerids[i];
+		}
+
+	os_mutex_lock(&change_mutex);
+	unsigned id;
+	for (id = 1; id < STARPU_NMAX_SCHED_CTXS; id++)
+		if (!atomic_load(&sched_ctxs[id].in_use) && atomic_load(&sched_ctxs[id].nsubmitted) == 0 &&
+		    atomic_load(&sched_ctxs[id].nactive) == 0)
+			break;
+	if (id == STARPU_NMAX_SCHED_CTXS)
+	{
+		os_mutex_unlock(&change_mutex);
+		rt_error("%s: all %d scheduling contexts are in use (STARPU_NMAX_SCHED_CTXS); delete one first",
+			 fn, STARPU_NMAX_SCHED_CTXS);
+		return NO_CTX;
+	}
+	struct sched_ctx *ctx = sched_ctx_get(id);
+	ctx_reset(ctx, id, sched_ctx_name, policy);
+	ctx->user_data = user_data;
+	ctx->policy_init = init;
+	ctx->nesting = nesting;
+	ctx->hierarchy_level = level_set ? level : nesting != NO_CTX ? sched_ctx_get(nesting)->hierarchy_level + 1 : 0;
+	ctx->awake_workers = awake;
+	atomic_store(&ctx->in_use, 1);
+	if (ctx_policy_init(ctx))
+	{
+		ctx_policy_deinit(ctx);
+		atomic_store(&ctx->in_use, 0);
+		os_mutex_unlock(&change_mutex);
+		rt_error("%s: out of memory creating context '%s'", fn, ctx->name);
+		return NO_CTX;
+	}
+	/* The application's priorities win over the policy's defaults. */
+	if (min_set)
+		starpu_sched_ctx_set_min_priority(id, min_prio);
+	if (max_set)
+		starpu_sched_ctx_set_max_priority(id, max_prio);
+	ctx_change(ctx, ids, n, NULL, 0);
+	if (init)
+		init(id);
+	os_mutex_unlock(&change_mutex);
+	return id;
+}
+
+unsigned starpu_sched_ctx_create_inside_interval(const char *policy_name, const char *sched_ctx_name,
+						 int min_ncpus, int max_ncpus, int min_ngpus, int max_ngpus, unsigned allow_overlap)
+{
+	(void) min_ngpus;
+	(void) max_ngpus;
+	(void) allow_overlap;
+	int ids[STARPU_NMAXWORKERS];
+	int n = starpu_worker_get_ids_by_type(STARPU_CPU_WORKER, ids, STARPU_NMAXWORKERS);
+	if (n < min_ncpus)
+	{
+		rt_error("starpu_sched_ctx_create_inside_interval: min_ncpus is %d but there are %d CPU workers", min_ncpus, n);
+		return NO_CTX;
+	}
+	if (max_ncpus >= 0 && n > max_ncpus)
+		n = max_ncpus;
+	return starpu_sched_ctx_create(ids, n, sched_ctx_name, STARPU_SCHED_CTX_POLICY_NAME, policy_name ? policy_name : "", 0);
 }
 
 /* ------------------------------------------------------------------ */
-/* Public accessors. */
+/* Resizing. */
+
+static struct sched_ctx *ctx_for_change(unsigned id, const char *fn)
+{
+	if (!ctx_alive(id))
+	{
+		rt_error("%s: sched_ctx_id %u is not a scheduling context (never created or deleted)", fn, id);
+		return NULL;
+	}
+	return sched_ctx_get(id);
+}
+
+void starpu_sched_ctx_add_workers(int *workerids, unsigned nworkers, unsigned sched_ctx_id)
+{
+	static const char fn[] = "starpu_sched_ctx_add_workers";
+	if (check_workers(fn, workerids, (int) nworkers))
+		return;
+	os_mutex_lock(&change_mutex);
+	struct sched_ctx *ctx = ctx_for_change(sched_ctx_id, fn);
+	if (ctx)
+	{
+		int ids[STARPU_NMAXWORKERS];
+		unsigned n = 0;
+		for (unsigned i = 0; i < nworkers; i++)
+		{
+			int dup = ctx_has(ctx, workerids[i]);
+			for (unsigned k = 0; k < n && !dup; k++)
+				dup = ids[k] == workerids[i];
+			if (!dup)
+				ids[n++] = workerids[i];
+		}
+		ctx_change(ctx, ids, n, NULL, 0);
+		ctx_unpark(ctx);
+	}
+	os_mutex_unlock(&change_mutex);
+}
+
+void starpu_sched_ctx_remove_workers(int *workerids, unsigned nworkers, unsigned sched_ctx_id)
+{
+	static const char fn[] = "starpu_sched_ctx_remove_workers";
+	if (check_workers(fn, workerids, (int) nworkers))
+		return;
+	os_mutex_lock(&change_mutex);
+	struct sched_ctx *ctx = ctx_for_change(sched_ctx_id, fn);
+	if (ctx)
+	{
+		int ids[STARPU_NMAXWORKERS];
+		unsigned n = 0;
+		for (unsigned i = 0; i < nworkers && ctx; i++)
+		{
+			if (!ctx_has(ctx, workerids[i]))
+			{
+				rt_error("%s: workerids[%u] = %d is not in scheduling context %u; nothing removed",
+					 fn, i, workerids[i], sched_ctx_id);
+				ctx = NULL;
+				break;
+			}
+			int dup = 0;
+			for (unsigned k = 0; k < n && !dup; k++)
+				dup = ids[k] == workerids[i];
+			if (!dup)
+				ids[n++] = workerids[i];
+		}
+		if (ctx)
+			ctx_change(ctx, NULL, 0, ids, n);
+	}
+	os_mutex_unlock(&change_mutex);
+}
+
+/* ------------------------------------------------------------------ */
+/* Deletion. */
+
+void starpu_sched_ctx_delete(unsigned sched_ctx_id)
+{
+	static const char fn[] = "starpu_sched_ctx_delete";
+	if (sched_ctx_id == GLOBAL_SCHED_CTX)
+	{
+		rt_error("%s: sched_ctx_id 0 is the global context, which lives until starpu_shutdown", fn);
+		return;
+	}
+	os_mutex_lock(&change_mutex);
+	struct sched_ctx *ctx = ctx_for_change(sched_ctx_id, fn);
+	if (!ctx)
+	{
+		os_mutex_unlock(&change_mutex);
+		return;
+	}
+	unsigned heir = ctx_alive(ctx->inheritor) ? ctx->inheritor : ctx_alive(ctx->nesting) ? ctx->nesting : GLOBAL_SCHED_CTX;
+	os_rwlock_wrlock(&ctx->rwlock);
+	ctx->redirect = heir;
+	atomic_store(&ctx->deleting, 1);
+	os_rwlock_unlock(&ctx->rwlock);
+	/* Parked tasks never reached the policy: they follow the redirect. */
+	ctx_unpark(ctx);
+
+	/* Tasks the policy still holds need workers to pop them: lend the
+	 * heir's when the context has none but the caller's own. */
+	struct worker *self = worker_self();
+	unsigned others = ctx->nworkers - (self && ctx_has(ctx, self->id));
+	if (atomic_load(&ctx->nactive) > 0 && others == 0)
+	{
+		struct sched_ctx *h = sched_ctx_get(heir);
+		int lend[STARPU_NMAXWORKERS];
+		unsigned n = 0;
+		for (unsigned i = 0; i < h->nworkers; i++)
+			if (!ctx_has(ctx, h->workerids[i]))
+				lend[n++] = h->workerids[i];
+		if (n == 0)
+			for (unsigned i = 0; i < rt.nworkers; i++)
+				if (!ctx_has(ctx, (int) i))
+					lend[n++] = (int) i;
+		ctx_change(ctx, lend, n, NULL, 0);
+	}
+	os_mutex_unlock(&change_mutex);
+
+	/* Let the workers run what is queued. A task of this context running
+	 * on the caller's worker (deleting from a kernel) is not waited for. */
+	long mine = 0;
+	if (self && self->current_task)
+	{
+		struct job *j = job_of(self->current_task);
+		mine = j->in_policy && j->sched_ctx == sched_ctx_id;
+	}
+	while (atomic_load_explicit(&ctx->nactive, memory_order_acquire) > mine)
+		os_sleep_us(50);
+
+	os_mutex_lock(&change_mutex);
+	int ids[STARPU_NMAXWORKERS];
+	unsigned n = ctx->nworkers;
+	memcpy(ids, ctx->workerids, sizeof(int) * n);
+	ctx_change(ctx, NULL, 0, ids, n);
+	rehome_orphans(ctx, ids, n);
+	ctx_policy_deinit(ctx);
+	os_rwlock_wrlock(&ctx->rwlock);
+	atomic_store(&ctx->in_use, 0);
+	os_rwlock_unlock(&ctx->rwlock);
+	/* Tasks parked meanwhile (none should be) follow the redirect too. */
+	ctx_unpark(ctx);
+	os_mutex_unlock(&change_mutex);
+}
+
+void starpu_sched_ctx_set_inheritor(unsigned sched_ctx_id, unsigned inheritor)
+{
+	static const char fn[] = "starpu_sched_ctx_set_inheritor";
+	if (!ctx_alive(sched_ctx_id))
+	{
+		rt_error("%s: sched_ctx_id %u is not a scheduling context", fn, sched_ctx_id);
+		return;
+	}
+	if (inheritor != NO_CTX && (!ctx_alive(inheritor) || inheritor == sched_ctx_id))
+	{
+		rt_error("%s: inheritor %u is not another scheduling context", fn, inheritor);
+		return;
+	}
+	os_mutex_lock(&change_mutex);
+	sched_ctxs[sched_ctx_id].inheritor = inheritor;
+	os_mutex_unlock(&change_mutex);
+}
+
+unsigned starpu_sched_ctx_get_inheritor(unsigned sched_ctx_id)
+{
+	return sched_ctx_id < STARPU_NMAX_SCHED_CTXS ? sched_ctxs[sched_ctx_id].inheritor : NO_CTX;
+}
+
+unsigned starpu_sched_ctx_get_hierarchy_level(unsigned sched_ctx_id)
+{
+	return sched_ctx_id < STARPU_NMAX_SCHED_CTXS ? sched_ctxs[sched_ctx_id].hierarchy_level : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Submission and finished_submit. */
+
+int sched_ctx_for_submission(struct starpu_task *task, unsigned *id)
+{
+	if (task->sched_ctx != NO_CTX)
+	{
+		if (!ctx_alive(task->sched_ctx))
+		{
+			rt_error("starpu_task_submit: task->sched_ctx %u is not a scheduling context (never created or deleted) (-EINVAL)",
+				 task->sched_ctx);
+			return -EINVAL;
+		}
+		*id = task->sched_ctx;
+		return 0;
+	}
+	struct rt_thread *t = rt.thread_key_backend == os_get_backend() ? os_getspecific(rt.thread_key) : NULL;
+	if (t && t->sched_ctx != NO_CTX)
+	{
+		if (!ctx_alive(t->sched_ctx))
+		{
+			rt_error("starpu_task_submit: the thread's context %u (starpu_sched_ctx_set_context) is not a scheduling context (deleted?) (-EINVAL)",
+				 t->sched_ctx);
+			return -EINVAL;
+		}
+		*id = t->sched_ctx;
+		return 0;
+	}
+	*id = GLOBAL_SCHED_CTX;
+	return 0;
+}
+
+void sched_ctx_job_submitted(struct job *job)
+{
+	atomic_fetch_add_explicit(&sched_ctx_get(job->sched_ctx)->nsubmitted, 1, memory_order_relaxed);
+}
+
+/* The last task of a context that finished submitting is done: call its
+ * close callback and move its workers to the inheritor. */
+static void ctx_finished(unsigned id)
+{
+	struct sched_ctx *ctx = sched_ctx_get(id);
+	os_mutex_lock(&change_mutex);
+	int go = ctx_alive(id) && ctx->finished_submit;
+	ctx->finished_submit = 0;
+	void (*cb)(unsigned, void *) = go ? ctx->close_callback : NULL;
+	void *args = ctx->close_args;
+	if (go && ctx_alive(ctx->inheritor))
+	{
+		struct sched_ctx *heir = sched_ctx_get(ctx->inheritor);
+		int ids[STARPU_NMAXWORKERS], add[STARPU_NMAXWORKERS];
+		unsigned n = ctx->nworkers, nadd = 0;
+		memcpy(ids, ctx->workerids, sizeof(int) * n);
+		for (unsigned i = 0; i < n; i++)
+			if (!ctx_has(heir, ids[i]))
+				add[nadd++] = ids[i];
+		ctx_change(heir, add, nadd, NULL, 0);
+		ctx_change(ctx, NULL, 0, ids, n);
+		ctx_unpark(heir);
+	}
+	os_mutex_unlock(&change_mutex);
+	if (cb)
+		cb(id, args);
+}
+
+void sched_ctx_job_terminated(unsigned ctx_id)
+{
+	struct sched_ctx *ctx = sched_ctx_get(ctx_id);
+	if (atomic_fetch_sub_explicit(&ctx->nsubmitted, 1, memory_order_acq_rel) == 1 &&
+	    __atomic_load_n(&ctx->finished_submit, __ATOMIC_ACQUIRE))
+		ctx_finished(ctx_id);
+}
+
+void starpu_sched_ctx_finished_submit(unsigned sched_ctx_id)
+{
+	if (!ctx_alive(sched_ctx_id))
+	{
+		rt_error("starpu_sched_ctx_finished_submit: sched_ctx_id %u is not a scheduling context", sched_ctx_id);
+		return;
+	}
+	__atomic_store_n(&sched_ctxs[sched_ctx_id].finished_submit, 1, __ATOMIC_RELEASE);
+	/* Pairs with the decrement above: one of the two sees the other. */
+	atomic_thread_fence(memory_order_seq_cst);
+	if (atomic_load(&sched_ctxs[sched_ctx_id].nsubmitted) == 0)
+		ctx_finished(sched_ctx_id);
+}
+
+void starpu_sched_ctx_register_close_callback(unsigned sched_ctx_id, void (*close_callback)(unsigned, void *), void *args)
+{
+	if (!ctx_alive(sched_ctx_id))
+	{
+		rt_error("starpu_sched_ctx_register_close_callback: sched_ctx_id %u is not a scheduling context", sched_ctx_id);
+		return;
+	}
+	os_mutex_lock(&change_mutex);
+	sched_ctxs[sched_ctx_id].close_callback = close_callback;
+	sched_ctxs[sched_ctx_id].close_args = args;
+	os_mutex_unlock(&change_mutex);
+}
+
+void starpu_sched_ctx_stop_task_submission(void)
+{
+	/* StarPU uses it to flush its empty-context lists; Vela has none
+	 * (tasks of an empty context are parked), so there is nothing to do. */
+}
+
+/* ------------------------------------------------------------------ */
+/* Public accessors. These read the membership without the change mutex:
+ * a snapshot, exact when no change runs concurrently. */
 
 static struct sched_ctx *ctx_checked(unsigned id, const char *fn)
 {
-	if (id >= STARPU_NMAX_SCHED_CTXS || !sched_ctxs[id].in_use)
+	if (id >= STARPU_NMAX_SCHED_CTXS || !atomic_load(&sched_ctxs[id].in_use))
 	{
 		rt_error("%s: no scheduling context %u", fn, id);
 		return NULL;
@@ -220,6 +945,74 @@ unsigned starpu_sched_ctx_get_context(void)
 	return t ? t->sched_ctx : STARPU_NMAX_SCHED_CTXS;
 }
 
+unsigned starpu_sched_ctx_get_ctx_for_task(struct starpu_task *task)
+{
+	return task ? task->sched_ctx : NO_CTX;
+}
+
+void starpu_sched_ctx_display_workers(unsigned sched_ctx_id, FILE *f)
+{
+	struct sched_ctx *ctx = ctx_checked(sched_ctx_id, "starpu_sched_ctx_display_workers");
+	if (!ctx)
+		return;
+	os_mutex_lock(&change_mutex);
+	fprintf(f, "[sched_ctx %u '%s'] %u worker(s):\n", sched_ctx_id, ctx->name, ctx->nworkers);
+	for (unsigned i = 0; i < ctx->nworkers; i++)
+	{
+		char name[64];
+		starpu_worker_get_name(ctx->workerids[i], name, sizeof(name));
+		fprintf(f, "\t%d: %s\n", ctx->workerids[i], name);
+	}
+	os_mutex_unlock(&change_mutex);
+}
+
+unsigned starpu_sched_ctx_get_nshared_workers(unsigned sched_ctx_id, unsigned sched_ctx_id2)
+{
+	struct sched_ctx *a = ctx_checked(sched_ctx_id, "starpu_sched_ctx_get_nshared_workers");
+	struct sched_ctx *b = ctx_checked(sched_ctx_id2, "starpu_sched_ctx_get_nshared_workers");
+	if (!a || !b)
+		return 0;
+	unsigned n = 0;
+	os_mutex_lock(&change_mutex);
+	for (unsigned i = 0; i < a->nworkers; i++)
+		n += ctx_has(b, a->workerids[i]);
+	os_mutex_unlock(&change_mutex);
+	return n;
+}
+
+unsigned starpu_sched_ctx_overlapping_ctxs_on_worker(int workerid)
+{
+	if (workerid < 0 || (unsigned) workerid >= rt.nworkers)
+		return 0;
+	os_mutex_lock(&change_mutex);
+	unsigned n = worker_get(workerid)->nsched_ctxs;
+	os_mutex_unlock(&change_mutex);
+	return n > 1;
+}
+
+unsigned starpu_worker_get_sched_ctx_list(int workerid, unsigned **sched_ctx)
+{
+	*sched_ctx = NULL;
+	if (workerid < 0 || (unsigned) workerid >= rt.nworkers)
+	{
+		rt_error("starpu_worker_get_sched_ctx_list: workerid %d is not a worker", workerid);
+		return 0;
+	}
+	struct worker *w = worker_get(workerid);
+	os_mutex_lock(&change_mutex);
+	unsigned n = w->nsched_ctxs;
+	*sched_ctx = malloc(sizeof(unsigned) * (n ? n : 1));
+	if (*sched_ctx)
+		memcpy(*sched_ctx, w->sched_ctxs, sizeof(unsigned) * n);
+	os_mutex_unlock(&change_mutex);
+	return *sched_ctx ? n : 0;
+}
+
+void (*starpu_sched_ctx_get_sched_policy_init(unsigned sched_ctx_id))(unsigned)
+{
+	return sched_ctx_id < STARPU_NMAX_SCHED_CTXS ? sched_ctxs[sched_ctx_id].policy_init : NULL;
+}
+
 unsigned starpu_sched_ctx_get_workers_list_raw(unsigned sched_ctx_id, int **workerids)
 {
 	struct sched_ctx *ctx = ctx_checked(sched_ctx_id, "starpu_sched_ctx_get_workers_list_raw");
@@ -238,11 +1031,14 @@ unsigned starpu_sched_ctx_get_workers_list(unsigned sched_ctx_id, int **workerid
 	*workerids = NULL;
 	if (!ctx || !ctx->nworkers)
 		return 0;
-	*workerids = malloc(sizeof(int) * ctx->nworkers);
-	if (!*workerids)
-		return 0;
-	memcpy(*workerids, ctx->workerids, sizeof(int) * ctx->nworkers);
-	return ctx->nworkers;
+	os_mutex_lock(&change_mutex);
+	/* In the collection's order (list or tree). */
+	unsigned n = ctx->workers->nworkers;
+	*workerids = malloc(sizeof(int) * (n ? n : 1));
+	if (*workerids)
+		memcpy(*workerids, ctx->workers->workerids, sizeof(int) * n);
+	os_mutex_unlock(&change_mutex);
+	return *workerids ? n : 0;
 }
 
 unsigned starpu_sched_ctx_get_nworkers(unsigned sched_ctx_id)

@@ -303,6 +303,10 @@ int starpu_task_submit(struct starpu_task *task)
 	if (task->synchronous && rt_may_not_block("starpu_task_submit (synchronous task)"))
 		return -EDEADLK;
 
+	unsigned ctx_id;
+	if ((ret = sched_ctx_for_submission(task, &ctx_id)))
+		return ret;
+
 	struct job *job = job_get(task);
 	if (!job)
 		return -ENOMEM;
@@ -314,8 +318,8 @@ int starpu_task_submit(struct starpu_task *task)
 
 	job_reset(job);
 	job->id = atomic_fetch_add_explicit(&rt.next_job_id, 1, memory_order_relaxed) + 1;
-	job->sched_ctx = sched_ctx_for_submission(task);
-	task->sched_ctx = job->sched_ctx;
+	job->sched_ctx = ctx_id;
+	task->sched_ctx = ctx_id;
 	task->status = STARPU_TASK_BLOCKED;
 	trace_on_submit(job);	/* observers: submission (trace/trace.h) */
 
@@ -336,6 +340,7 @@ int starpu_task_submit(struct starpu_task *task)
 
 	job->counted = 1;
 	atomic_fetch_add_explicit(&rt.nsubmitted, 1, memory_order_relaxed);
+	sched_ctx_job_submitted(job);
 
 	int synchronous = task->synchronous;
 	if (synchronous)

@@ -130,16 +130,59 @@ void workers_teardown(void)
 /* ------------------------------------------------------------------ */
 /* Seed 000 state protocol. */
 
+/* Entering and leaving cost two atomic operations when no context change
+ * is pending: the worker publishes state_sched_op_pending, then reads the
+ * notice; a changer publishes the notice, then reads the flag (both
+ * sequentially consistent, so at least one sees the other). */
 void worker_enter_sched_op(struct worker *w)
 {
-	w->state_sched_op_pending = 1;
+	atomic_store_explicit(&w->state_sched_op_pending, 1, memory_order_seq_cst);
+	if (!atomic_load_explicit(&w->state_changing_ctx_notice, memory_order_seq_cst))
+		return;
+	/* A change is pending: step back and wait for it to end. */
+	os_mutex_lock(&w->sched_mutex);
+	atomic_store_explicit(&w->state_sched_op_pending, 0, memory_order_seq_cst);
+	os_cond_broadcast(&w->sched_cond);
+	while (atomic_load_explicit(&w->state_changing_ctx_notice, memory_order_acquire))
+		os_cond_wait(&w->sched_cond, &w->sched_mutex);
+	atomic_store_explicit(&w->state_sched_op_pending, 1, memory_order_seq_cst);
+	os_mutex_unlock(&w->sched_mutex);
 }
 
 void worker_leave_sched_op(struct worker *w)
 {
-	w->state_sched_op_pending = 0;
-	/* Threads waiting in worker_lock() for us to finish may go. */
+	atomic_store_explicit(&w->state_sched_op_pending, 0, memory_order_seq_cst);
+	/* A waiter sets state_changing_ctx_waiting before it reads our flag,
+	 * and sleeps under sched_mutex: lock it to wake the waiter. */
+	if (atomic_load_explicit(&w->state_changing_ctx_waiting, memory_order_seq_cst))
+	{
+		os_mutex_lock(&w->sched_mutex);
+		atomic_store_explicit(&w->state_changing_ctx_waiting, 0, memory_order_relaxed);
+		os_cond_broadcast(&w->sched_cond);
+		os_mutex_unlock(&w->sched_mutex);
+	}
+}
+
+void worker_ctx_notice_begin(struct worker *w)
+{
+	os_mutex_lock(&w->sched_mutex);
+	atomic_store_explicit(&w->state_changing_ctx_notice, 1, memory_order_seq_cst);
+	for (;;)
+	{
+		atomic_store_explicit(&w->state_changing_ctx_waiting, 1, memory_order_seq_cst);
+		if (!atomic_load_explicit(&w->state_sched_op_pending, memory_order_seq_cst))
+			break;
+		os_cond_wait(&w->sched_cond, &w->sched_mutex);
+	}
+	os_mutex_unlock(&w->sched_mutex);
+}
+
+void worker_ctx_notice_end(struct worker *w)
+{
+	os_mutex_lock(&w->sched_mutex);
+	atomic_store_explicit(&w->state_changing_ctx_notice, 0, memory_order_release);
 	os_cond_broadcast(&w->sched_cond);
+	os_mutex_unlock(&w->sched_mutex);
 }
 
 void worker_relax_on_locked(struct worker *w)
@@ -158,8 +201,13 @@ void worker_lock(struct worker *w)
 	os_mutex_lock(&w->sched_mutex);
 	if (worker_self() == w)
 		return;
-	while (w->state_sched_op_pending && w->state_relax_refcnt == 0)
+	for (;;)
+	{
+		atomic_store_explicit(&w->state_changing_ctx_waiting, 1, memory_order_seq_cst);
+		if (!atomic_load_explicit(&w->state_sched_op_pending, memory_order_seq_cst) || w->state_relax_refcnt)
+			break;
 		os_cond_wait(&w->sched_cond, &w->sched_mutex);
+	}
 }
 
 void worker_unlock(struct worker *w)
@@ -219,13 +267,19 @@ void worker_wake_one_idle(unsigned ctx_id, uint32_t where, int backlog)
 	long long t0 = atomic_load_explicit(&rt_poll_exec_start, memory_order_relaxed);
 	if (t0 && backlog <= npolling + 1 && (long long) os_now_us() - t0 < POLL_GRACE_US)
 		return;
-	struct sched_ctx *ctx = sched_ctx_get(ctx_id);
-	unsigned n = ctx->nworkers;
+	const int *ids = NULL;
+	unsigned n = rt.nworkers;
+	if (ctx_id < STARPU_NMAX_SCHED_CTXS)
+	{
+		struct sched_ctx *ctx = sched_ctx_get(ctx_id);
+		n = ctx->nworkers;
+		ids = ctx->workerids;
+	}
 	static _Atomic unsigned rr;
 	unsigned start = atomic_fetch_add_explicit(&rr, 1, memory_order_relaxed);
 	for (unsigned k = 0; k < n; k++)
 	{
-		struct worker *w = &rt.workers[ctx->workerids[(start + k) % n]];
+		struct worker *w = &rt.workers[ids ? ids[(start + k) % n] : (start + k) % n];
 		int st = atomic_load_explicit(&w->status, memory_order_acquire);
 		if (st != WS_SLEEPING && st != WS_SLEEP_PENDING)
 			continue;
@@ -501,18 +555,6 @@ char *starpu_worker_get_type_as_string(enum starpu_worker_archtype type)
 	case STARPU_ANY_WORKER: return "STARPU_ANY_WORKER";
 	}
 	return "STARPU_unknown_WORKER";
-}
-
-unsigned starpu_worker_get_sched_ctx_list(int workerid, unsigned **sched_ctx)
-{
-	if (!valid_id(workerid))
-		return 0;
-	struct worker *w = &rt.workers[workerid];
-	*sched_ctx = malloc(sizeof(unsigned) * (w->nsched_ctxs ? w->nsched_ctxs : 1));
-	if (!*sched_ctx)
-		return 0;
-	memcpy(*sched_ctx, w->sched_ctxs, sizeof(unsigned) * w->nsched_ctxs);
-	return w->nsched_ctxs;
 }
 
 unsigned starpu_worker_is_blocked_in_parallel(int workerid)

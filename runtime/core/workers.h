@@ -62,11 +62,15 @@ struct worker
 	os_mutex_t sched_mutex;
 	os_cond_t sched_cond;
 	_Atomic int status;		/* enum worker_status; written under sched_mutex */
-	int state_sched_op_pending;
+	/* The three flags below are atomics so that entering and leaving a
+	 * scheduling operation costs no lock when no context change is
+	 * pending (see worker_enter_sched_op); they change under sched_mutex
+	 * otherwise. */
+	_Atomic int state_sched_op_pending;
 	int state_relax_refcnt;
 	int state_keep_awake;
-	int state_changing_ctx_notice;
-	int state_changing_ctx_waiting;
+	_Atomic int state_changing_ctx_notice;	/* a context change waits to update us */
+	_Atomic int state_changing_ctx_waiting;	/* someone sleeps on sched_cond until we leave the op */
 	/* Tasks pushed to this very worker (starpu_push_local_task,
 	 * execute_on_a_specific_worker), highest priority first. */
 	struct starpu_task_list local_tasks;
@@ -76,7 +80,10 @@ struct worker
 	 * submitted after it. */
 	_Atomic int popping;
 
-	/* Scheduling contexts the worker belongs to (only ctx 0 so far). */
+	/* Scheduling contexts the worker belongs to. Written only by a context
+	 * change, while the worker is held out of scheduling operations
+	 * (state_changing_ctx_notice) and under sched_ctx_change_mutex; read
+	 * by the worker in its scheduling operations. */
 	unsigned nsched_ctxs;
 	unsigned sched_ctxs[STARPU_NMAX_SCHED_CTXS];
 
@@ -115,7 +122,9 @@ struct worker *worker_self(void);
 int worker_wake(struct worker *w);
 /* After pushing task to a queue now holding backlog tasks, wakes one idle
  * worker of sched context ctx that can run it (task NULL: any), unless
- * polling workers will take the backlog. Cheap when nobody is idle. */
+ * polling workers will take the backlog. Cheap when nobody is idle.
+ * The caller holds ctx's rwlock (a policy's push does); ctx
+ * STARPU_NMAX_SCHED_CTXS means any worker and needs no lock. */
 void worker_wake_one_idle(unsigned ctx, uint32_t where, int backlog);
 /* The kinds of worker (STARPU_CPU, ...) that may run task: what a policy
  * reads before pushing it (once pushed, the task may already be running,
@@ -124,9 +133,17 @@ uint32_t worker_task_where(const struct starpu_task *task);
 /* Wakes every worker (shutdown, resume). */
 void worker_wake_all(void);
 
-/* Seed 000 protocol on the calling worker / another worker. */
+/* Seed 000 protocol on the calling worker / another worker.
+ * enter blocks while a context change holds a notice on w; leave wakes a
+ * thread waiting for w to finish its operation. */
 void worker_enter_sched_op(struct worker *w);
 void worker_leave_sched_op(struct worker *w);
+/* Context changes (sched_ctx.c): notice_begin sets w's notice and waits
+ * until w is out of any scheduling operation; from then until notice_end,
+ * w starts none, so its context list and the policies' view of it may
+ * change. Not on the calling thread's own worker (it is not in one). */
+void worker_ctx_notice_begin(struct worker *w);
+void worker_ctx_notice_end(struct worker *w);
 void worker_relax_on_locked(struct worker *w);
 void worker_relax_off_locked(struct worker *w);
 /* Locks w's sched_mutex for observation, waiting until w has relaxed if it

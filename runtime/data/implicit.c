@@ -16,6 +16,7 @@
  */
 #include "data/data.h"
 #include "core/job.h"
+#include "core/sched_ctx.h"
 #include "core/rt.h"
 
 #include <stdlib.h>
@@ -82,6 +83,7 @@ struct job *data_internal_job_locked(starpu_data_handle_t h, struct starpu_task 
 	b->flags = flags;
 	job->counted = 1;
 	atomic_fetch_add_explicit(&rt.nsubmitted, 1, memory_order_relaxed);
+	sched_ctx_job_submitted(job);
 	h->nrefs++;
 	return job;
 }

@@ -65,7 +65,7 @@ int data_prefetch(starpu_data_handle_t h, unsigned node, int idle)
 	atomic_fetch_add(&npending, 1);
 	/* An idle worker can run it. */
 	if (rt.nworkers)
-		worker_wake_one_idle(0, ~0u, 1);
+		worker_wake_one_idle(STARPU_NMAX_SCHED_CTXS, ~0u, 1);
 	return 0;
 }
 

@@ -111,23 +111,65 @@ void sched_teardown(void)
 	sched_ctx_teardown_all();
 }
 
+/* Follows deleted contexts to their heir, moving the job's accounting
+ * along; returns the context, read-locked. */
+static struct sched_ctx *push_target(struct job *job)
+{
+	for (unsigned hops = 0;; hops++)
+	{
+		unsigned id = job->sched_ctx;
+		struct sched_ctx *ctx = sched_ctx_get(id);
+		os_rwlock_rdlock(&ctx->rwlock);
+		if (!atomic_load_explicit(&ctx->deleting, memory_order_relaxed) &&
+		    atomic_load_explicit(&ctx->in_use, memory_order_relaxed))
+			return ctx;
+		unsigned heir = hops < STARPU_NMAX_SCHED_CTXS ? ctx->redirect : GLOBAL_SCHED_CTX;
+		os_rwlock_unlock(&ctx->rwlock);
+		if (heir >= STARPU_NMAX_SCHED_CTXS)
+			heir = GLOBAL_SCHED_CTX;
+		if (job->counted)
+		{
+			atomic_fetch_add_explicit(&sched_ctx_get(heir)->nsubmitted, 1, memory_order_relaxed);
+			sched_ctx_job_terminated(id);
+		}
+		job->sched_ctx = heir;
+		job->task->sched_ctx = heir;
+	}
+}
+
 void sched_push_job(struct job *job)
 {
-	struct starpu_task *task = job->task;
 	trace_on_push(job);	/* observers: scheduler push (before: a worker may run it at once) */
+	sched_push_job_again(job);
+}
+
+void sched_push_job_again(struct job *job)
+{
+	struct starpu_task *task = job->task;
 	if (task->execute_on_a_specific_worker)
 	{
 		worker_push_local(worker_get((int) task->workerid), task, 0);
 		return;
 	}
-	struct sched_ctx *ctx = sched_ctx_get(job->sched_ctx);
+	struct sched_ctx *ctx = push_target(job);
+	if (ctx->nworkers == 0)
+	{
+		sched_ctx_park(ctx, task);
+		os_rwlock_unlock(&ctx->rwlock);
+		return;
+	}
+	/* Counted before the push: once pushed, the task may already run. */
+	job->in_policy = 1;
+	atomic_fetch_add_explicit(&ctx->nactive, 1, memory_order_relaxed);
 	int ret = ctx->policy->push_task(task);
+	os_rwlock_unlock(&ctx->rwlock);
 	if (ret)
 	{
 		/* A policy that refuses a task would lose it: fall back to the
 		 * first worker able to run it. */
 		rt_error("scheduling policy '%s' refused task '%s' (%d); running it on the first capable worker",
 			 ctx->policy->policy_name, starpu_task_get_name(task), ret);
+		sched_job_done(job);
 		for (unsigned i = 0; i < rt.nworkers; i++)
 			if (worker_first_impl(&rt.workers[i], task) >= 0)
 			{
@@ -137,22 +179,32 @@ void sched_push_job(struct job *job)
 	}
 }
 
+void sched_job_done(struct job *job)
+{
+	if (!job->in_policy)
+		return;
+	job->in_policy = 0;
+	atomic_fetch_sub_explicit(&sched_ctx_get(job->sched_ctx)->nactive, 1, memory_order_release);
+}
+
 struct starpu_task *sched_pop_task(struct worker *w)
 {
 	struct starpu_task *task = worker_pop_local(w);
 	if (task)
 		return task;
-	for (unsigned i = 0; i < w->nsched_ctxs; i++)
+	/* The context list and the policies' view of w only change while w
+	 * is outside a scheduling operation (sched_ctx.c). */
+	worker_enter_sched_op(w);
+	unsigned n = w->nsched_ctxs;
+	/* Start from a different context each time, so that none starves. */
+	unsigned start = n > 1 ? (unsigned) (w->executed % n) : 0;
+	for (unsigned k = 0; k < n && !task; k++)
 	{
-		unsigned id = w->sched_ctxs[i];
-		struct sched_ctx *ctx = sched_ctx_get(id);
-		if (!ctx->in_use)
-			continue;
-		task = ctx->policy->pop_task(id);
-		if (task)
-			return task;
+		unsigned id = w->sched_ctxs[(start + k) % n];
+		task = sched_ctx_get(id)->policy->pop_task(id);
 	}
-	return NULL;
+	worker_leave_sched_op(w);
+	return task;
 }
 
 void sched_pre_exec(struct worker *w, struct job *job)
@@ -167,7 +219,8 @@ void sched_post_exec(struct worker *w, struct job *job)
 {
 	(void) w;
 	struct sched_ctx *ctx = sched_ctx_get(job->sched_ctx);
-	if (ctx->policy->post_exec_hook)
+	/* A context deleted from this very task's kernel is gone already. */
+	if (atomic_load_explicit(&ctx->in_use, memory_order_relaxed) && ctx->policy->post_exec_hook)
 		ctx->policy->post_exec_hook(job->task, job->sched_ctx);
 }
 

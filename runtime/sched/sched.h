@@ -47,6 +47,11 @@ void sched_print_policies(FILE *f);
 
 /* Hands a ready job whose data access is granted to its policy. */
 void sched_push_job(struct job *job);
+/* The same without the push event: a parked task given to its policy. */
+void sched_push_job_again(struct job *job);
+/* A job popped from its context's policy has finished executing (or is
+ * being pushed again): its context's deletion need not wait for it. */
+void sched_job_done(struct job *job);
 /* A task for worker w (its local queue first), or NULL. */
 struct starpu_task *sched_pop_task(struct worker *w);
 /* The policy's pre_exec_hook / post_exec_hook, on worker w's thread just

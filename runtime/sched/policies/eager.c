@@ -2,6 +2,8 @@
  * worker of the context. eager serves tasks in arrival order and ignores
  * priorities; prio serves the highest priority first, FIFO among equals.
  * Written with the public policy API only, like an application's policy.
+ * The queue belongs to the context, not to workers: adding or removing
+ * workers needs nothing from the policy (the runtime wakes added workers).
  */
 #include "sched/sched.h"
 #include "sched/queues.h"

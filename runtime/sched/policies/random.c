@@ -5,6 +5,10 @@
  * The draws are reproducible: the n-th push of a run uses a hash of n and the
  * seed (STARPU_RAND_SEED, default 0), so a run with the same submission order
  * makes the same choices.
+ *
+ * Context resizing: a removed worker's queue is dealt out to the remaining
+ * members, and tasks left on non-members (the context had none) go to the
+ * workers added later (see ws.c).
  */
 #include "sched/sched.h"
 #include "sched/queues.h"
@@ -51,6 +55,37 @@ static void random_deinit(unsigned ctx)
 	starpu_sched_ctx_set_policy_data(ctx, NULL);
 }
 
+static void random_rebalance(unsigned ctx, int *changed, unsigned nchanged)
+{
+	(void) changed;
+	(void) nchanged;
+	struct rnd_policy_data *d = starpu_sched_ctx_get_policy_data(ctx);
+	int *ids;
+	unsigned n = starpu_sched_ctx_get_workers_list_raw(ctx, &ids);
+	if (n == 0)
+		return;
+	unsigned next = 0;
+	for (unsigned w = 0; w < starpu_worker_get_count(); w++)
+	{
+		if (fifo_ntasks(&d->queues[w]) == 0 || starpu_sched_ctx_contains_worker((int) w, ctx))
+			continue;
+		unsigned idle_rounds = 0;
+		while (fifo_ntasks(&d->queues[w]) && idle_rounds < n)
+		{
+			int to = ids[next++ % n];
+			struct starpu_task *t = fifo_pop_for_worker(&d->queues[w], to, 0);
+			if (!t)
+			{
+				idle_rounds++;
+				continue;
+			}
+			idle_rounds = 0;
+			fifo_push_back(&d->queues[to], t);
+			worker_wake(worker_get(to));
+		}
+	}
+}
+
 static int random_push(struct starpu_task *task)
 {
 	unsigned ctx = task->sched_ctx;
@@ -87,6 +122,8 @@ struct starpu_sched_policy sched_policy_random = {
 	.deinit_sched = random_deinit,
 	.push_task = random_push,
 	.pop_task = random_pop,
+	.add_workers = random_rebalance,
+	.remove_workers = random_rebalance,
 	.policy_name = "random",
 	.policy_description = "each task to a random worker, weighted by worker speed (seeded by STARPU_RAND_SEED)",
 	.worker_type = STARPU_WORKER_LIST,

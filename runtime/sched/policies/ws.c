@@ -7,6 +7,11 @@
  *   ws:  from the worker with the most queued tasks;
  *   lws: from the nearest workers first (in hwloc order: the workers that
  *        follow it, wrapping around), which keeps data within a socket.
+ *
+ * Context resizing: queues are indexed by worker id for every worker, so a
+ * worker's queue outlives its membership; add_workers and remove_workers
+ * hand the tasks queued on non-members to the members (sched_ctx.c calls
+ * them with the context to itself), so that none is stranded.
  */
 #include "sched/sched.h"
 #include "sched/queues.h"
@@ -55,6 +60,46 @@ static void ws_deinit(unsigned ctx)
 		prioq_destroy(&d->queues[i]);
 	free(d);
 	starpu_sched_ctx_set_policy_data(ctx, NULL);
+}
+
+/* Moves the tasks queued on workers that are not members of ctx to the
+ * members able to run them, in turn. A task no member can run stays where
+ * it is until one that can is added. */
+static void ws_rebalance(unsigned ctx)
+{
+	struct ws_data *d = starpu_sched_ctx_get_policy_data(ctx);
+	int *ids;
+	unsigned n = starpu_sched_ctx_get_workers_list_raw(ctx, &ids);
+	if (n == 0)
+		return;
+	unsigned next = 0;
+	for (unsigned w = 0; w < starpu_worker_get_count(); w++)
+	{
+		if (prioq_ntasks(&d->queues[w]) == 0 || starpu_sched_ctx_contains_worker((int) w, ctx))
+			continue;
+		/* Deal the tasks out; stop after a round where nobody took one. */
+		unsigned idle_rounds = 0;
+		while (prioq_ntasks(&d->queues[w]) && idle_rounds < n)
+		{
+			int to = ids[next++ % n];
+			struct starpu_task *t = prioq_pop_for_worker(&d->queues[w], to);
+			if (!t)
+			{
+				idle_rounds++;
+				continue;
+			}
+			idle_rounds = 0;
+			prioq_push(&d->queues[to], t);
+			worker_wake(worker_get(to));
+		}
+	}
+}
+
+static void ws_workers_changed(unsigned ctx, int *workerids, unsigned nworkers)
+{
+	(void) workerids;
+	(void) nworkers;
+	ws_rebalance(ctx);
 }
 
 static int ws_push(struct starpu_task *task)
@@ -142,6 +187,8 @@ struct starpu_sched_policy sched_policy_ws = {
 	.deinit_sched = ws_deinit,
 	.push_task = ws_push,
 	.pop_task = ws_pop,
+	.add_workers = ws_workers_changed,
+	.remove_workers = ws_workers_changed,
 	.policy_name = "ws",
 	.policy_description = "work stealing: per-worker queues, idle workers steal from the most loaded",
 	.worker_type = STARPU_WORKER_LIST,
@@ -152,6 +199,8 @@ struct starpu_sched_policy sched_policy_lws = {
 	.deinit_sched = ws_deinit,
 	.push_task = ws_push,
 	.pop_task = ws_pop,
+	.add_workers = ws_workers_changed,
+	.remove_workers = ws_workers_changed,
 	.policy_name = "lws",
 	.policy_description = "locality work stealing: per-worker queues, idle workers steal from their neighbours first",
 	.worker_type = STARPU_WORKER_LIST,
