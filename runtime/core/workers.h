@@ -32,6 +32,7 @@
 #include "core/rt.h"
 
 struct drv_ops;
+struct team;
 
 enum worker_status
 {
@@ -76,6 +77,16 @@ struct worker
 	 * submitted after it. */
 	_Atomic int popping;
 
+	/* Parallel teams (seed 000; core/combined.h). The request is set by a
+	 * master under sched_mutex (readable without it, to notice it cheaply);
+	 * ack and blocked_in_parallel under sched_mutex; blocked_in_parallel_
+	 * observed is set by starpu_worker_is_blocked_in_parallel. */
+	struct team *_Atomic state_block_in_parallel_req;
+	int state_block_in_parallel_ack;
+	int state_blocked_in_parallel;
+	int state_blocked_in_parallel_observed;
+	int team_rank;			/* rank in the team asked for / joined */
+
 	/* Scheduling contexts the worker belongs to (only ctx 0 so far). */
 	unsigned nsched_ctxs;
 	unsigned sched_ctxs[STARPU_NMAX_SCHED_CTXS];
@@ -84,6 +95,7 @@ struct worker
 	struct rt_thread tstate;
 	struct starpu_task *current_task;
 	unsigned current_impl;
+	struct team *team;		/* the team whose kernel runs here, or NULL */
 	int driver_initialized;		/* app-driven: starpu_driver_init done */
 	struct rt_thread *app_tstate;	/* app-driven: the thread's own state, put back at deinit */
 	unsigned long executed;		/* tasks run, for statistics */

@@ -2,6 +2,7 @@
  * and the runtime's push/pop entry points into the policies.
  */
 #include "sched/sched.h"
+#include "core/combined.h"
 #include "core/job.h"
 #include "core/rt.h"
 #include "core/sched_ctx.h"
@@ -19,6 +20,8 @@ struct starpu_sched_policy *const sched_predefined[] = {
 	&sched_policy_random,
 	&sched_policy_ws,
 	&sched_policy_lws,
+	&sched_policy_peager,
+	&sched_policy_pheft,
 	NULL
 };
 
@@ -99,7 +102,11 @@ void sched_push_job(struct job *job)
 	trace_on_push(job);	/* observers: scheduler push (before: a worker may run it at once) */
 	if (task->execute_on_a_specific_worker)
 	{
-		worker_push_local(worker_get((int) task->workerid), task, 0);
+		const struct combined_worker *cw = combined_get((int) task->workerid);
+		if (cw)
+			combined_push_local(cw, task, 0);
+		else
+			worker_push_local(worker_get((int) task->workerid), task, 0);
 		return;
 	}
 	struct sched_ctx *ctx = sched_ctx_get(job->sched_ctx);

@@ -21,6 +21,9 @@ extern struct starpu_sched_policy sched_policy_prio;
 extern struct starpu_sched_policy sched_policy_random;
 extern struct starpu_sched_policy sched_policy_ws;
 extern struct starpu_sched_policy sched_policy_lws;
+/* Parallel tasks on combined workers (policies/parallel.c). */
+extern struct starpu_sched_policy sched_policy_peager;
+extern struct starpu_sched_policy sched_policy_pheft;
 
 #define SCHED_DEFAULT_POLICY "lws"
 
