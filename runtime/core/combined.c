@@ -255,7 +255,11 @@ void team_build(struct team *t, struct worker *master, struct job *job, const st
 	{
 		struct worker *x = worker_get(cw->members[r]);
 		worker_lock(x);
-		x->team_rank = r;
+		/* One request at a time: another master may be waiting for x
+		 * (x then joins its team first, or x is a lower id of ours). */
+		while (atomic_load_explicit(&x->state_block_in_parallel_req, memory_order_relaxed))
+			os_cond_wait(&x->sched_cond, &x->sched_mutex);
+		x->state_block_in_parallel_rank = r;
 		x->state_block_in_parallel_ack = 0;
 		atomic_store_explicit(&x->state_block_in_parallel_req, t, memory_order_release);
 		/* Get its attention: asleep, wake it; about to sleep, keep it
@@ -265,7 +269,8 @@ void team_build(struct team *t, struct worker *master, struct job *job, const st
 		else
 			x->state_keep_awake = 1;
 		os_cond_broadcast(&x->sched_cond);
-		while (!x->state_block_in_parallel_ack)
+		/* x clears the request when it joins (acks). */
+		while (atomic_load_explicit(&x->state_block_in_parallel_req, memory_order_relaxed) == t)
 			os_cond_wait(&x->sched_cond, &x->sched_mutex);
 		worker_unlock(x);
 	}
@@ -318,6 +323,7 @@ int team_serve(struct worker *w)
 	atomic_store_explicit(&w->state_block_in_parallel_req, NULL, memory_order_relaxed);
 	w->state_blocked_in_parallel = 1;
 	w->state_block_in_parallel_ack = 1;
+	w->team_rank = w->state_block_in_parallel_rank;
 	os_cond_broadcast(&w->sched_cond);
 	os_mutex_unlock(&w->sched_mutex);
 
@@ -356,8 +362,8 @@ int team_serve(struct worker *w)
 
 	os_mutex_lock(&w->sched_mutex);
 	w->state_blocked_in_parallel = 0;
-	w->team_rank = 0;
 	os_mutex_unlock(&w->sched_mutex);
+	w->team_rank = 0;
 	return 1;
 }
 

@@ -85,7 +85,8 @@ struct worker
 	int state_block_in_parallel_ack;
 	int state_blocked_in_parallel;
 	int state_blocked_in_parallel_observed;
-	int team_rank;			/* rank in the team asked for / joined */
+	int state_block_in_parallel_rank;	/* rank offered with the request */
+	int team_rank;			/* owned by the worker's thread: its rank in the team it runs */
 
 	/* Scheduling contexts the worker belongs to (only ctx 0 so far). */
 	unsigned nsched_ctxs;
