@@ -678,6 +678,9 @@ int starpu_wake_worker_locked(int workerid)
 
 int starpu_worker_can_execute_task(unsigned workerid, struct starpu_task *task, unsigned nimpl)
 {
+	const struct combined_worker *cw = combined_get((int) workerid);
+	if (cw)
+		return combined_can_execute(cw, task, nimpl);
 	return workerid < rt.nworkers && worker_can_execute(&rt.workers[workerid], task, nimpl);
 }
 

