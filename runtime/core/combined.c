@@ -356,14 +356,19 @@ int team_serve(struct worker *w)
 	os_cond_broadcast(&t->cond);
 	while (!t->release)
 		os_cond_wait(&t->cond, &t->lock);
-	t->nleft++;
-	os_cond_broadcast(&t->cond);
-	os_mutex_unlock(&t->lock);	/* t may be gone from here on */
+	os_mutex_unlock(&t->lock);
 
+	/* Unblocked before the master terminates the task: whoever waits for
+	 * the task sees the team gone. */
 	os_mutex_lock(&w->sched_mutex);
 	w->state_blocked_in_parallel = 0;
 	os_mutex_unlock(&w->sched_mutex);
 	w->team_rank = 0;
+
+	os_mutex_lock(&t->lock);
+	t->nleft++;
+	os_cond_broadcast(&t->cond);
+	os_mutex_unlock(&t->lock);	/* t may be gone from here on */
 	return 1;
 }
 
