@@ -8,6 +8,7 @@
  * its sched_cond; see workers.h for the wake-up handshake.
  */
 #include "drivers/driver.h"
+#include "core/combined.h"
 #include "core/conf.h"
 #include "core/job.h"
 #include "core/rt.h"
@@ -70,11 +71,12 @@ static struct starpu_task *worker_idle(struct worker *w)
 
 	uint64_t slept = 0;
 	os_mutex_lock(&w->sched_mutex);
-	if (!task && !progressed && !w->state_keep_awake && !should_stop(w))
+	/* A master asking us to join its team counts as work. */
+	if (!task && !progressed && !w->state_keep_awake && !team_requested(w) && !should_stop(w))
 	{
 		atomic_store_explicit(&w->status, WS_SLEEPING, memory_order_release);
 		slept = trace_stamp();
-		while (atomic_load_explicit(&w->status, memory_order_relaxed) == WS_SLEEPING && !should_stop(w))
+		while (atomic_load_explicit(&w->status, memory_order_relaxed) == WS_SLEEPING && !team_requested(w) && !should_stop(w))
 			os_cond_wait(&w->sched_cond, &w->sched_mutex);
 	}
 	atomic_store_explicit(&w->status, WS_RUNNING, memory_order_relaxed);
@@ -89,8 +91,13 @@ static struct starpu_task *worker_idle(struct worker *w)
 static void execute_job(struct worker *w, struct job *job)
 {
 	struct starpu_task *task = job->task;
-	int impl = worker_first_impl(w, task);
-	if (job->nimpl && worker_can_execute(w, task, job->nimpl))
+	/* A task queued for a combined worker runs on its team, w (the
+	 * master) at rank 0. */
+	const struct combined_worker *cw = job->combined ? combined_get(job->combined) : NULL;
+	if (cw && cw->members[0] != w->id)
+		cw = NULL;
+	int impl = cw ? combined_first_impl(cw, task) : worker_first_impl(w, task);
+	if (job->nimpl && (cw ? combined_can_execute(cw, task, job->nimpl) : worker_can_execute(w, task, job->nimpl)))
 		impl = (int) job->nimpl;	/* starpu_task_set_implementation */
 	if (impl < 0)
 	{
@@ -114,9 +121,16 @@ static void execute_job(struct worker *w, struct job *job)
 		t->in_callback = 0;
 	}
 
+	/* Gather the team before fetching: its members finish what they run
+	 * first, and the data must stay valid until every part is done. */
+	struct team team;
+	if (cw)
+		team_build(&team, w, job, cw);
 	int ret = data_fetch_for_job(job, w->memory_node);
 	if (ret)
 	{
+		if (cw)
+			team_go(&team, 1);
 		trace_on_exec_end(w, job, 1);	/* observers: the task could not run */
 		rt_error("task '%s' not executed: its data could not be made available on %s (%d)",
 			 starpu_task_get_name(task), w->name, ret);
@@ -128,15 +142,28 @@ static void execute_job(struct worker *w, struct job *job)
 		t->in_codelet = 1;
 		/* Calibration: time the kernel alone when its model learns from
 		 * measurements (perfmodel/perfmodel.h; never in simulation). */
+		sched_pre_exec(w, job);
 		int measure = pm_measure_wanted(job, w);
 		double start = measure ? os_now_us() : 0.0;
-		sched_pre_exec(w, job);
 		trace_on_exec_start(job);	/* observers: data fetched, kernel starts */
+		if (cw)
+			team_go(&team, 0);
+		/* FORKJOIN: only the master runs the kernel, which forks its own
+		 * threads; SPMD: every member runs it. */
 		ret = w->drv->execute(w, job);
+		if (cw)
+			team_wait_parts(&team);
+		double elapsed = measure ? os_now_us() - start : 0.0;
 		trace_on_exec_end(w, job, ret != 0);	/* observers: kernel done */
 		sched_post_exec(w, job);
 		if (measure && !ret)
-			pm_measure_record(job, w, os_now_us() - start);
+		{
+			/* A team's time calibrates the combined worker's arch. */
+			if (cw)
+				pm_record(task->cl->model, task, cw->comb, job->nimpl, elapsed);
+			else
+				pm_measure_record(job, w, elapsed);
+		}
 		t->in_codelet = 0;
 		t->current_task = NULL;
 		w->current_task = NULL;
@@ -144,6 +171,8 @@ static void execute_job(struct worker *w, struct job *job)
 			rt_error("task '%s' failed on %s (%d)", starpu_task_get_name(task), w->name, ret);
 		data_job_done_on_node(job, w->memory_node);
 	}
+	if (cw)
+		team_release(&team);
 	/* Done with its context's policy (hooks included): from here on the
 	 * context may be deleted. */
 	sched_job_done(job);
@@ -184,6 +213,8 @@ static struct starpu_task *poll_for_task(struct worker *w, int *from_poll)
 			os_yield();
 		if ((task = pop(w)))
 			break;
+		if (team_requested(w))
+			break;
 		if (data_progress_for_worker(w->memory_node, 1))
 			deadline = os_now_us() + POLL_US;
 		if (os_now_us() > deadline)
@@ -208,6 +239,10 @@ static struct starpu_task *poll_for_task(struct worker *w, int *from_poll)
 /* One cycle; with may_sleep, an idle worker sleeps until woken. */
 static int run_once(struct worker *w, int may_sleep)
 {
+	/* A master waiting for us to join its team comes first (seed 000:
+	 * between tasks, never during one). */
+	if (team_serve(w))
+		return 0;
 	if (paused())
 	{
 		if (!may_sleep)

@@ -146,12 +146,23 @@ void starpu_worker_unlock(int workerid);
 void starpu_worker_lock_self(void);
 void starpu_worker_unlock_self(void);
 
-/* Combined (parallel) workers: none exist before the parallel-task work. */
+/* Combined workers: teams of CPU workers that run parallel tasks
+ * (STARPU_SPMD, STARPU_FORKJOIN codelets). Their ids follow the workers'
+ * (id >= starpu_worker_get_count()). Inside a kernel, get_id/size/rank
+ * describe the team running it (a lone worker: its id, 1 and 0). */
 unsigned starpu_combined_worker_get_count(void);
 unsigned starpu_worker_is_combined_worker(int id);
 int starpu_combined_worker_get_id(void);
 int starpu_combined_worker_get_size(void);
 int starpu_combined_worker_get_rank(void);
+int starpu_combined_worker_assign_workerid(int nworkers, int workerid_array[]);
+int starpu_combined_worker_get_description(int workerid, int *worker_size, int **combined_workerid);
+int starpu_combined_worker_can_execute_task(unsigned workerid, struct starpu_task *task, unsigned nimpl);
+/* Marks task for the team of combined worker workerid (push it then with
+ * starpu_push_local_task to that id); _n is accepted for compatibility
+ * and does nothing: a team is always a combined worker here. */
+void starpu_parallel_task_barrier_init(struct starpu_task *task, int workerid);
+void starpu_parallel_task_barrier_init_n(struct starpu_task *task, int worker_size);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,7 @@
  * Init steps unwind in reverse order on failure (goto fail_*).
  */
 #include "core/conf.h"
+#include "core/combined.h"
 #include "core/job.h"
 #include "core/rt.h"
 #include "core/sched_ctx.h"
@@ -94,6 +95,9 @@ int starpu_initialize(struct starpu_conf *user_conf, int *argc, char ***argv)
 	 * (calibrated here, before any worker runs, the first time). */
 	if ((ret = pm_init()))
 		goto fail_workers;
+	/* Combined workers need the perfmodel archs (their own is one more). */
+	if ((ret = combined_setup()))
+		goto fail_perfmodel;
 	if ((ret = sched_setup()))
 		goto fail_perfmodel;
 
@@ -133,6 +137,7 @@ fail_threads:
 	trace_shutdown();
 	sched_teardown();
 fail_perfmodel:
+	combined_teardown();
 	pm_shutdown();
 fail_workers:
 	workers_teardown();
@@ -210,6 +215,7 @@ void starpu_shutdown(void)
 	trace_shutdown();	/* observers: STARPU_*_STATS reports, trace file closed */
 	sched_teardown();
 	tags_fini();
+	combined_teardown();
 	workers_teardown();
 	memory_nodes_teardown();
 	data_lookup_fini();

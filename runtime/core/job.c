@@ -81,6 +81,7 @@ void job_reset(struct job *job)
 	os_mutex_unlock(job_lock(job));
 	job->nacquired = 0;
 	job->worker = NULL;
+	job->combined = 0;
 }
 
 int job_add_succ(struct job *pred, struct job *job, int end_dep)

@@ -107,6 +107,10 @@ struct job
 	unsigned nacquired;		/* access granted for buffers[0..nacquired) */
 	unsigned char has_arbiter;	/* some handle is managed by an arbiter */
 	unsigned char arbiters_done;	/* ...and those are granted */
+	/* The combined worker (id >= starpu_worker_get_count()) whose team
+	 * runs it, or 0: set by whoever queues it for one (core/combined.h),
+	 * cleared at submission. (A short: it fills padding.) */
+	unsigned short combined;
 	struct job *arbiter_next;	/* an arbiter's waiting list */
 	struct job_buffer *buffers;	/* buffers_inline or a heap array */
 	void **scratch;			/* STARPU_SCRATCH interfaces during execution */

@@ -5,6 +5,7 @@
  * at fault), attaches it to a job, computes its dependencies and lets the
  * job go (job.c). Waiting sleeps on a seam condition, never spins.
  */
+#include "core/combined.h"
 #include "core/job.h"
 #include "core/rt.h"
 #include "core/sched_ctx.h"
@@ -177,6 +178,16 @@ static int task_has_worker(struct starpu_task *task)
 	uint32_t where = cl->where;
 	if (task->where != -1)
 		where &= (uint32_t) task->where;
+	if (task->execute_on_a_specific_worker && combined_get((int) task->workerid))
+	{
+		if (combined_first_impl(combined_get((int) task->workerid), task) < 0)
+		{
+			rt_error("starpu_task_submit: combined worker %u cannot run codelet '%s' (a parallel codelet whose max_parallelism admits its size is needed) (-ENODEV)",
+				 task->workerid, starpu_task_get_name(task));
+			return -ENODEV;
+		}
+		return 0;
+	}
 	if (task->execute_on_a_specific_worker)
 	{
 		if (task->workerid >= rt.nworkers)

@@ -2,6 +2,7 @@
  * protocol of seed 000 (sched op, relax, wake). See workers.h for the rules.
  */
 #include "core/workers.h"
+#include "core/combined.h"
 #include "core/conf.h"
 #include "core/job.h"
 #include "core/sched_ctx.h"
@@ -559,8 +560,15 @@ char *starpu_worker_get_type_as_string(enum starpu_worker_archtype type)
 
 unsigned starpu_worker_is_blocked_in_parallel(int workerid)
 {
-	(void) workerid;
-	return 0;	/* no parallel teams before combined workers exist */
+	if (!valid_id(workerid))
+		return 0;
+	struct worker *w = &rt.workers[workerid];
+	worker_lock(w);
+	unsigned blocked = w->state_blocked_in_parallel != 0;
+	/* Taint it: the state may change as soon as we unlock (seed 000). */
+	w->state_blocked_in_parallel_observed = 1;
+	worker_unlock(w);
+	return blocked;
 }
 
 unsigned starpu_worker_is_slave_somewhere(int workerid)
@@ -712,6 +720,9 @@ int starpu_wake_worker_locked(int workerid)
 
 int starpu_worker_can_execute_task(unsigned workerid, struct starpu_task *task, unsigned nimpl)
 {
+	const struct combined_worker *cw = combined_get((int) workerid);
+	if (cw)
+		return combined_can_execute(cw, task, nimpl);
 	return workerid < rt.nworkers && worker_can_execute(&rt.workers[workerid], task, nimpl);
 }
 
@@ -745,38 +756,21 @@ int starpu_worker_can_execute_task_first_impl(unsigned workerid, struct starpu_t
 
 int starpu_push_local_task(int workerid, struct starpu_task *task, int back)
 {
+	const struct combined_worker *cw = combined_get(workerid);
+	if (cw)
+	{
+		combined_push_local(cw, task, back);
+		return 0;
+	}
 	if (!valid_id(workerid))
 	{
-		rt_error("starpu_push_local_task: no worker %d", workerid);
+		rt_error("starpu_push_local_task: no worker or combined worker %d", workerid);
 		return -EINVAL;
 	}
+	struct job *job = job_of(task);
+	if (job)
+		job->combined = 0;
 	worker_push_local(&rt.workers[workerid], task, back);
-	return 0;
-}
-
-unsigned starpu_combined_worker_get_count(void)
-{
-	return 0;
-}
-
-unsigned starpu_worker_is_combined_worker(int id)
-{
-	(void) id;
-	return 0;
-}
-
-int starpu_combined_worker_get_id(void)
-{
-	return -1;
-}
-
-int starpu_combined_worker_get_size(void)
-{
-	return 1;
-}
-
-int starpu_combined_worker_get_rank(void)
-{
 	return 0;
 }
 

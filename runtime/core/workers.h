@@ -32,6 +32,7 @@
 #include "core/rt.h"
 
 struct drv_ops;
+struct team;
 
 enum worker_status
 {
@@ -80,6 +81,17 @@ struct worker
 	 * submitted after it. */
 	_Atomic int popping;
 
+	/* Parallel teams (seed 000; core/combined.h). The request is set by a
+	 * master under sched_mutex (readable without it, to notice it cheaply);
+	 * ack and blocked_in_parallel under sched_mutex; blocked_in_parallel_
+	 * observed is set by starpu_worker_is_blocked_in_parallel. */
+	struct team *_Atomic state_block_in_parallel_req;
+	int state_block_in_parallel_ack;
+	int state_blocked_in_parallel;
+	int state_blocked_in_parallel_observed;
+	int state_block_in_parallel_rank;	/* rank offered with the request */
+	int team_rank;			/* owned by the worker's thread: its rank in the team it runs */
+
 	/* Scheduling contexts the worker belongs to. Written only by a context
 	 * change, while the worker is held out of scheduling operations
 	 * (state_changing_ctx_notice) and under sched_ctx_change_mutex; read
@@ -91,6 +103,7 @@ struct worker
 	struct rt_thread tstate;
 	struct starpu_task *current_task;
 	unsigned current_impl;
+	struct team *team;		/* the team whose kernel runs here, or NULL */
 	int driver_initialized;		/* app-driven: starpu_driver_init done */
 	struct rt_thread *app_tstate;	/* app-driven: the thread's own state, put back at deinit */
 	unsigned long executed;		/* tasks run, for statistics */

@@ -13,6 +13,7 @@
 #include "perfmodel/perfmodel.h"
 #include "core/rt.h"
 #include "core/workers.h"
+#include "core/combined.h"
 
 #include <errno.h>
 #include <math.h>
@@ -151,6 +152,9 @@ int pm_worker_comb(unsigned workerid)
 struct starpu_perfmodel_arch *starpu_worker_get_perf_archtype(int workerid, unsigned sched_ctx_id)
 {
 	(void) sched_ctx_id;
+	const struct combined_worker *cw = combined_get(workerid);
+	if (cw)
+		return (struct starpu_perfmodel_arch *) pm_comb_arch(cw->comb);
 	if (workerid < 0 || (unsigned) workerid >= rt.nworkers || workerid >= STARPU_NMAXWORKERS)
 	{
 		rt_error("starpu_worker_get_perf_archtype: no worker %d (there are %u)", workerid, rt.nworkers);

@@ -2,6 +2,7 @@
  * and the runtime's push/pop entry points into the policies.
  */
 #include "sched/sched.h"
+#include "core/combined.h"
 #include "core/job.h"
 #include "core/rt.h"
 #include "core/sched_ctx.h"
@@ -29,6 +30,8 @@ struct starpu_sched_policy *const sched_predefined[] = {
 	&sched_policy_tree_heft,
 	&sched_policy_tree_heft2,
 	&sched_policy_tree_heft_prio,
+	&sched_policy_peager,
+	&sched_policy_pheft,
 	NULL
 };
 
@@ -148,7 +151,11 @@ void sched_push_job_again(struct job *job)
 	struct starpu_task *task = job->task;
 	if (task->execute_on_a_specific_worker)
 	{
-		worker_push_local(worker_get((int) task->workerid), task, 0);
+		const struct combined_worker *cw = combined_get((int) task->workerid);
+		if (cw)
+			combined_push_local(cw, task, 0);
+		else
+			worker_push_local(worker_get((int) task->workerid), task, 0);
 		return;
 	}
 	struct sched_ctx *ctx = push_target(job);

@@ -34,6 +34,9 @@ extern struct starpu_sched_policy sched_policy_tree_ws;
 extern struct starpu_sched_policy sched_policy_tree_heft;
 extern struct starpu_sched_policy sched_policy_tree_heft2;
 extern struct starpu_sched_policy sched_policy_tree_heft_prio;
+/* Parallel tasks on combined workers (policies/parallel.c). */
+extern struct starpu_sched_policy sched_policy_peager;
+extern struct starpu_sched_policy sched_policy_pheft;
 
 #define SCHED_DEFAULT_POLICY "lws"
 
