@@ -47,6 +47,9 @@ void starpu_sched_ctx_set_user_data(unsigned sched_ctx_id, void *user_data);
 void starpu_sched_ctx_set_policy_data(unsigned sched_ctx_id, void *policy_data);
 void *starpu_sched_ctx_get_policy_data(unsigned sched_ctx_id);
 struct starpu_sched_policy *starpu_sched_ctx_get_sched_policy(unsigned sched_ctx_id);
+/* The configuration callback given with the context (conf.sched_policy_init
+ * for the global one, STARPU_SCHED_CTX_POLICY_INIT otherwise), or NULL. */
+void (*starpu_sched_ctx_get_sched_policy_init(unsigned sched_ctx_id))(unsigned);
 
 int starpu_sched_ctx_get_min_priority(unsigned sched_ctx_id);
 int starpu_sched_ctx_get_max_priority(unsigned sched_ctx_id);

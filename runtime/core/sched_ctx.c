@@ -144,6 +144,7 @@ int sched_ctx_setup_global(struct starpu_sched_policy *policy, int min_prio, int
 	ctx->in_use = 1;
 	snprintf(ctx->name, sizeof(ctx->name), "init");
 	ctx->policy = policy;
+	ctx->policy_init = rt.conf.sched_policy_init;
 	ctx->min_prio = min_prio;
 	ctx->max_prio = max_prio;
 	os_rwlock_init(&ctx->rwlock);
@@ -310,6 +311,12 @@ void *starpu_sched_ctx_get_policy_data(unsigned sched_ctx_id)
 	if (sched_ctx_id >= STARPU_NMAX_SCHED_CTXS)
 		return NULL;
 	return __atomic_load_n(&sched_ctxs[sched_ctx_id].policy_data, __ATOMIC_ACQUIRE);
+}
+
+void (*starpu_sched_ctx_get_sched_policy_init(unsigned sched_ctx_id))(unsigned)
+{
+	struct sched_ctx *ctx = ctx_checked(sched_ctx_id, "starpu_sched_ctx_get_sched_policy_init");
+	return ctx ? ctx->policy_init : NULL;
 }
 
 struct starpu_sched_policy *starpu_sched_ctx_get_sched_policy(unsigned sched_ctx_id)

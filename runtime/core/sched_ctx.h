@@ -19,6 +19,10 @@ struct sched_ctx
 	int in_use;
 	char name[64];
 	struct starpu_sched_policy *policy;
+	/* The application's configuration callback for the policy
+	 * (conf.sched_policy_init, STARPU_SCHED_CTX_POLICY_INIT), or NULL;
+	 * policies that take one (heteroprio) call it from init_sched. */
+	void (*policy_init)(unsigned);
 	void *policy_data;
 	void *user_data;
 	/* Created by the policy in init_sched, or by the runtime. */

@@ -21,6 +21,11 @@ extern struct starpu_sched_policy sched_policy_prio;
 extern struct starpu_sched_policy sched_policy_random;
 extern struct starpu_sched_policy sched_policy_ws;
 extern struct starpu_sched_policy sched_policy_lws;
+extern struct starpu_sched_policy sched_policy_dm;
+extern struct starpu_sched_policy sched_policy_dmda;
+extern struct starpu_sched_policy sched_policy_dmdar;
+extern struct starpu_sched_policy sched_policy_dmdas;
+extern struct starpu_sched_policy sched_policy_heteroprio;
 
 #define SCHED_DEFAULT_POLICY "lws"
 
