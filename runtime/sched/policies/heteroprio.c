@@ -272,31 +272,39 @@ static int hp_push(struct starpu_task *task)
 	struct hp_data *d = starpu_sched_ctx_get_policy_data(ctx);
 	int prio = task->priority;
 	unsigned b = prio < 0 ? 0 : prio >= HP_NB_BUCKETS ? HP_NB_BUCKETS - 1 : (unsigned) prio;
-	if ((int) b != prio)
-		rt_error("heteroprio: task '%s' has priority %d, not a bucket (0 to %d); queued in bucket %u",
-			 starpu_task_get_name(task), prio, HP_NB_BUCKETS - 1, b);
+	/* Read before queueing: once queued, the task may run and be freed. */
 	uint32_t where = worker_task_where(task);
+	const char *name = starpu_task_get_name(task);
 	uint32_t kinds;
+	int backlog = 0;
 	os_mutex_lock(&d->lock);
-	if (!bucket_has_runner(d, b, task, &kinds))
+	int runnable = bucket_has_runner(d, b, task, &kinds);
+	if (runnable)
 	{
-		os_mutex_unlock(&d->lock);
-		/* Nobody would ever take it from the bucket. */
-		rt_error("heteroprio: no worker whose priority levels include bucket %u can run task '%s' "
-			 "(starpu_heteroprio_set_mapping); running it on the first capable worker",
-			 b, starpu_task_get_name(task));
-		for (unsigned w = 0; w < starpu_worker_get_count(); w++)
-			if (starpu_worker_can_execute_task_first_impl(w, task, NULL))
-				return starpu_push_local_task((int) w, task, 0);
-		return -ENODEV;
+		starpu_task_list_push_back(&d->buckets[b].tasks, task);
+		d->buckets[b].ntasks++;
+		backlog = atomic_fetch_add_explicit(&d->ntasks, 1, memory_order_relaxed) + 1;
 	}
-	starpu_task_list_push_back(&d->buckets[b].tasks, task);
-	d->buckets[b].ntasks++;
-	int backlog = atomic_fetch_add_explicit(&d->ntasks, 1, memory_order_relaxed) + 1;
 	os_mutex_unlock(&d->lock);
-	/* The task is not ours any more: it may already be running. */
-	worker_wake_one_idle(ctx, where & kinds, backlog);
-	return 0;
+
+	/* One message per bad task. */
+	if ((int) b != prio)
+		rt_error("heteroprio: task '%s' has priority %d, not a bucket (0 to %d); %s bucket %u",
+			 name, prio, HP_NB_BUCKETS - 1,
+			 runnable ? "queued in" : "running it on the first capable worker, as no worker takes from", b);
+	else if (!runnable)
+		rt_error("heteroprio: no worker whose priority levels include bucket %u can run task '%s' "
+			 "(starpu_heteroprio_set_mapping); running it on the first capable worker", b, name);
+	if (runnable)
+	{
+		worker_wake_one_idle(ctx, where & kinds, backlog);
+		return 0;
+	}
+	/* Nobody would ever take it from the bucket. */
+	for (unsigned w = 0; w < starpu_worker_get_count(); w++)
+		if (starpu_worker_can_execute_task_first_impl(w, task, NULL))
+			return starpu_push_local_task((int) w, task, 0);
+	return -ENODEV;
 }
 
 static struct starpu_task *hp_pop(unsigned ctx)
