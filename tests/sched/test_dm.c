@@ -375,6 +375,53 @@ static void test_remove_worker_repushes(void)
 	}
 }
 
+/* Workers leave and join over and over while a data graph runs: the
+ * results and the task count must not change. */
+static void test_membership_churn(void)
+{
+	static const char *const policies[] = { "dmda", "dmdar" };
+	for (unsigned p = 0; p < 2; p++)
+	{
+		uint64_t expect[NVARS];
+		for (unsigned v = 0; v < NVARS; v++)
+			vars[v] = expect[v] = v + 1;
+		CU_ASSERT_EQUAL_FATAL(start(policies[p], 3), 0);
+		struct starpu_sched_policy *pol = starpu_sched_ctx_get_sched_policy(0);
+		reset_counts();
+		starpu_data_handle_t h[NVARS];
+		for (unsigned v = 0; v < NVARS; v++)
+			starpu_variable_data_register(&h[v], STARPU_MAIN_RAM, (uintptr_t) &vars[v], sizeof(vars[v]));
+		for (unsigned i = 0; i < DAG_TASKS; i++)
+		{
+			unsigned a = i % NVARS, b = (i * 7 + 1) % NVARS;
+			if (b == a)
+				b = (a + 1) % NVARS;
+			expect[a] = (expect[a] * 31 + expect[b] + i) % PRIME;
+			struct starpu_task *t = starpu_task_create();
+			t->cl = &dag_cl;
+			t->handles[0] = h[a];
+			t->handles[1] = h[b];
+			t->cl_arg = (void *) (uintptr_t) i;
+			CU_ASSERT_EQUAL_FATAL(starpu_task_submit(t), 0);
+			/* Worker 0 stays; 1 and 2 come and go. */
+			int w = 1 + (int) (i % 2);
+			if (i % 3 == 0)
+				pol->remove_workers(0, &w, 1);
+			else if (i % 3 == 2)
+				pol->add_workers(0, &w, 1);
+		}
+		int all[2] = { 1, 2 };
+		pol->add_workers(0, all, 2);
+		CU_ASSERT_EQUAL(starpu_task_wait_for_all(), 0);
+		for (unsigned v = 0; v < NVARS; v++)
+			starpu_data_unregister(h[v]);
+		CU_ASSERT_EQUAL(atomic_load(&runs), DAG_TASKS);
+		for (unsigned v = 0; v < NVARS; v++)
+			CU_ASSERT_EQUAL(vars[v], expect[v]);
+		starpu_shutdown();
+	}
+}
+
 /* ---- STARPU_PREFETCH ---- */
 
 static void test_prefetch_flag(void)
@@ -430,6 +477,7 @@ int main(int argc, char **argv)
 		{ "dmdar: data graph matches sequential replay", test_dag_dmdar },
 		{ "dmdas: data graph matches sequential replay", test_dag_dmdas },
 		{ "remove_workers re-pushes queued tasks, add_workers brings a worker back", test_remove_worker_repushes },
+		{ "workers leave and join while a graph runs", test_membership_churn },
 		{ "STARPU_PREFETCH sets starpu_get_prefetch_flag", test_prefetch_flag },
 		VTEST_END
 	};
