@@ -388,8 +388,8 @@ static int dm_push(struct starpu_task *task)
 	unsigned ctx = task->sched_ctx;
 	struct dm_data *d = starpu_sched_ctx_get_policy_data(ctx);
 	unsigned max = d->nworkers * STARPU_MAXIMPLEMENTATIONS;
-	struct candidate stack_cands[64];
-	struct candidate *cands = max <= 64 ? stack_cands : malloc(sizeof(*cands) * max);
+	struct candidate stack_cands[128];
+	struct candidate *cands = max <= 128 ? stack_cands : malloc(sizeof(*cands) * max);
 	if (!cands)
 		return -ENOMEM;
 	int ret = -ENODEV;
