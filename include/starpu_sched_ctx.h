@@ -64,7 +64,6 @@ void starpu_sched_ctx_finished_submit(unsigned sched_ctx_id);
 unsigned starpu_sched_ctx_get_nshared_workers(unsigned sched_ctx_id, unsigned sched_ctx_id2);
 unsigned starpu_sched_ctx_get_ctx_for_task(struct starpu_task *task);
 unsigned starpu_sched_ctx_overlapping_ctxs_on_worker(int workerid);
-void (*starpu_sched_ctx_get_sched_policy_init(unsigned sched_ctx_id))(unsigned);
 
 /* The context tasks of the calling thread go to (set_context), and the
  * context a task was submitted to. */
@@ -83,6 +82,9 @@ void starpu_sched_ctx_set_user_data(unsigned sched_ctx_id, void *user_data);
 void starpu_sched_ctx_set_policy_data(unsigned sched_ctx_id, void *policy_data);
 void *starpu_sched_ctx_get_policy_data(unsigned sched_ctx_id);
 struct starpu_sched_policy *starpu_sched_ctx_get_sched_policy(unsigned sched_ctx_id);
+/* The configuration callback given with the context (conf.sched_policy_init
+ * for the global one, STARPU_SCHED_CTX_POLICY_INIT otherwise), or NULL. */
+void (*starpu_sched_ctx_get_sched_policy_init(unsigned sched_ctx_id))(unsigned);
 
 int starpu_sched_ctx_get_min_priority(unsigned sched_ctx_id);
 int starpu_sched_ctx_get_max_priority(unsigned sched_ctx_id);

@@ -454,6 +454,7 @@ int sched_ctx_setup_global(struct starpu_sched_policy *policy, int min_prio, int
 	}
 	struct sched_ctx *ctx = sched_ctx_get(GLOBAL_SCHED_CTX);
 	ctx_reset(ctx, GLOBAL_SCHED_CTX, "init", policy);
+	ctx->policy_init = rt.conf.sched_policy_init;
 	ctx->min_prio = min_prio;
 	ctx->max_prio = max_prio;
 	atomic_store(&ctx->in_use, 1);
@@ -1008,11 +1009,6 @@ unsigned starpu_worker_get_sched_ctx_list(int workerid, unsigned **sched_ctx)
 	return *sched_ctx ? n : 0;
 }
 
-void (*starpu_sched_ctx_get_sched_policy_init(unsigned sched_ctx_id))(unsigned)
-{
-	return sched_ctx_id < STARPU_NMAX_SCHED_CTXS ? sched_ctxs[sched_ctx_id].policy_init : NULL;
-}
-
 unsigned starpu_sched_ctx_get_workers_list_raw(unsigned sched_ctx_id, int **workerids)
 {
 	struct sched_ctx *ctx = ctx_checked(sched_ctx_id, "starpu_sched_ctx_get_workers_list_raw");
@@ -1106,6 +1102,12 @@ void *starpu_sched_ctx_get_policy_data(unsigned sched_ctx_id)
 	if (sched_ctx_id >= STARPU_NMAX_SCHED_CTXS)
 		return NULL;
 	return __atomic_load_n(&sched_ctxs[sched_ctx_id].policy_data, __ATOMIC_ACQUIRE);
+}
+
+void (*starpu_sched_ctx_get_sched_policy_init(unsigned sched_ctx_id))(unsigned)
+{
+	struct sched_ctx *ctx = ctx_checked(sched_ctx_id, "starpu_sched_ctx_get_sched_policy_init");
+	return ctx ? ctx->policy_init : NULL;
 }
 
 struct starpu_sched_policy *starpu_sched_ctx_get_sched_policy(unsigned sched_ctx_id)

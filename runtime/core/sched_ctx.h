@@ -36,9 +36,12 @@ struct sched_ctx
 	unsigned redirect;
 	char name[64];
 	struct starpu_sched_policy *policy;
+	/* The application's configuration callback for the policy
+	 * (conf.sched_policy_init, STARPU_SCHED_CTX_POLICY_INIT), or NULL;
+	 * policies that take one (heteroprio) call it from init_sched. */
+	void (*policy_init)(unsigned);
 	void *policy_data;
 	void *user_data;
-	void (*policy_init)(unsigned);
 	/* Created by the policy in init_sched, or by the runtime. */
 	struct starpu_worker_collection *workers;
 	int collection_by_runtime;

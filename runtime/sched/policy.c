@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* In the order STARPU_SCHED=help lists them. */
@@ -32,6 +33,11 @@ struct starpu_sched_policy *const sched_predefined[] = {
 	&sched_policy_tree_heft_prio,
 	&sched_policy_peager,
 	&sched_policy_pheft,
+	&sched_policy_dm,
+	&sched_policy_dmda,
+	&sched_policy_dmdar,
+	&sched_policy_dmdas,
+	&sched_policy_heteroprio,
 	NULL
 };
 
@@ -63,6 +69,24 @@ void sched_print_policies(FILE *f)
 		fprintf(f, "%-20s -> %s\n", sched_predefined[i]->policy_name, sched_predefined[i]->policy_description);
 }
 
+/* STARPU_PREFETCH: whether policies prefetch a task's input to the worker
+ * they map it to (default 1, as in StarPU). Set once by sched_setup. */
+static int prefetch_flag = 1;
+
+static void read_prefetch_flag(void)
+{
+	const char *s = getenv("STARPU_PREFETCH");
+	prefetch_flag = 1;
+	if (!s)
+		return;
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (*s == 0 || *end)
+		rt_error("starpu_init: environment variable STARPU_PREFETCH='%s' must be 0 or 1; prefetching", s);
+	else
+		prefetch_flag = v != 0;
+}
+
 static void list_names(char *buf, size_t len)
 {
 	size_t off = 0;
@@ -74,6 +98,7 @@ static void list_names(char *buf, size_t len)
 int sched_setup(void)
 {
 	struct starpu_conf *conf = &rt.conf;
+	read_prefetch_flag();
 	struct starpu_sched_policy *policy = conf->sched_policy;
 	const char *name = conf->sched_policy_name;
 	if (!policy && name)
@@ -239,7 +264,7 @@ int starpu_push_task_end(struct starpu_task *task)
 
 int starpu_get_prefetch_flag(void)
 {
-	return 0;
+	return prefetch_flag;
 }
 
 void starpu_do_schedule(void)

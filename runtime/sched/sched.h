@@ -37,6 +37,11 @@ extern struct starpu_sched_policy sched_policy_tree_heft_prio;
 /* Parallel tasks on combined workers (policies/parallel.c). */
 extern struct starpu_sched_policy sched_policy_peager;
 extern struct starpu_sched_policy sched_policy_pheft;
+extern struct starpu_sched_policy sched_policy_dm;
+extern struct starpu_sched_policy sched_policy_dmda;
+extern struct starpu_sched_policy sched_policy_dmdar;
+extern struct starpu_sched_policy sched_policy_dmdas;
+extern struct starpu_sched_policy sched_policy_heteroprio;
 
 #define SCHED_DEFAULT_POLICY "lws"
 

@@ -1,0 +1,560 @@
+/* dm.c — the "deque model" policies dm, dmda, dmdar and dmdas.
+ *
+ * Every worker of the context has its own queue and an estimate of when it
+ * will be done with it: exp_start (when the task it runs now, if any, should
+ * end), exp_len (the predicted lengths of the tasks queued behind it) and
+ * exp_end = exp_start + exp_len. A pushed task goes to the (worker,
+ * implementation) pair with the best fitness:
+ *   dm:    the earliest expected termination, exp_end + predicted length;
+ *   dmda:  alpha * (termination - best termination) + beta * data transfer
+ *          time + gamma * energy (+ idle power of the other workers),
+ *          STARPU_SCHED_ALPHA/BETA/GAMMA and STARPU_IDLE_POWER as in StarPU;
+ *   dmdar: dmda, and a worker takes first the queued tasks whose input data
+ *          are already on its memory node;
+ *   dmdas: dmda, each queue sorted by priority (FIFO among equals).
+ * A task whose model is not calibrated for some arch able to run it (NaN
+ * prediction) goes to the least loaded such worker instead, so that every
+ * arch and implementation gets measured; with no model at all (0.0 lengths)
+ * the policy balances queued tasks. The estimates are updated on push, on
+ * pop, and in post_exec_hook with the actual completion time.
+ *
+ * Written with the public policy API only; queues are never stolen from, so
+ * the policy must keep a removed worker's tasks: remove_workers re-pushes
+ * them to the remaining workers.
+ */
+#include "sched/sched.h"
+#include "sched/queues.h"
+#include "core/workers.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum dm_kind
+{
+	DM_DM,
+	DM_DMDA,
+	DM_DMDAR,
+	DM_DMDAS,
+};
+
+struct dm_worker
+{
+	/* Protects everything below. A leaf lock, except that dmdar's pop
+	 * asks data handles (their lock) whether they are on the node while
+	 * holding it; nothing is pushed while a handle lock is held. */
+	os_mutex_t lock;
+	struct starpu_task_list tasks;
+	/* Written under lock; read without it to skip empty queues. */
+	_Atomic int ntasks;
+	_Atomic int member;		/* in the context: may be pushed to */
+	double exp_start, exp_len, exp_end;	/* µs, starpu_timing_now() clock */
+} __attribute__((aligned(64)));
+
+struct dm_data
+{
+	enum dm_kind kind;
+	double alpha, beta, gamma, idle_power;
+	_Atomic unsigned next;		/* rotates the scan start among ties */
+	unsigned nworkers;		/* size of w[] (every worker of the machine) */
+	struct dm_worker w[];
+};
+
+/* ------------------------------------------------------------------ */
+
+static double env_double(const char *name, double def)
+{
+	const char *s = getenv(name);
+	if (!s || !*s)
+		return def;
+	char *end;
+	double v = strtod(s, &end);
+	if (*end || !isfinite(v))
+	{
+		rt_error("starpu_init: environment variable %s='%s' is not a number; using %g", name, s, def);
+		return def;
+	}
+	return v;
+}
+
+static void dm_init_common(unsigned ctx, enum dm_kind kind)
+{
+	unsigned n = starpu_worker_get_count();
+	struct dm_data *d = sched_zalloc_aligned(sizeof(*d) + sizeof(struct dm_worker) * (n ? n : 1));
+	if (!d)
+		abort();
+	d->kind = kind;
+	d->nworkers = n;
+	d->alpha = 1.0;
+	if (kind != DM_DM)
+	{
+		d->alpha = env_double("STARPU_SCHED_ALPHA", 1.0);
+		d->beta = env_double("STARPU_SCHED_BETA", 1.0);
+		d->gamma = env_double("STARPU_SCHED_GAMMA", 1000.0);
+		d->idle_power = env_double("STARPU_IDLE_POWER", 0.0);
+	}
+	for (unsigned i = 0; i < n; i++)
+	{
+		os_mutex_init(&d->w[i].lock);
+		starpu_task_list_init(&d->w[i].tasks);
+	}
+	starpu_sched_ctx_set_policy_data(ctx, d);
+	if (kind == DM_DMDAS)
+	{
+		starpu_sched_ctx_set_min_priority(ctx, INT_MIN);
+		starpu_sched_ctx_set_max_priority(ctx, INT_MAX);
+	}
+}
+
+static void dm_init(unsigned ctx) { dm_init_common(ctx, DM_DM); }
+static void dmda_init(unsigned ctx) { dm_init_common(ctx, DM_DMDA); }
+static void dmdar_init(unsigned ctx) { dm_init_common(ctx, DM_DMDAR); }
+static void dmdas_init(unsigned ctx) { dm_init_common(ctx, DM_DMDAS); }
+
+static void dm_deinit(unsigned ctx)
+{
+	struct dm_data *d = starpu_sched_ctx_get_policy_data(ctx);
+	for (unsigned i = 0; i < d->nworkers; i++)
+		os_mutex_destroy(&d->w[i].lock);
+	free(d);
+	starpu_sched_ctx_set_policy_data(ctx, NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* Queues (under the worker's lock). */
+
+static void enqueue_locked(struct dm_data *d, struct dm_worker *q, struct starpu_task *task)
+{
+	if (d->kind != DM_DMDAS)
+	{
+		starpu_task_list_push_back(&q->tasks, task);
+		return;
+	}
+	/* After the last task of at least its priority: FIFO among equals. */
+	struct starpu_task *after = q->tasks.tail;
+	while (after && after->priority < task->priority)
+		after = after->prev;
+	if (!after)
+	{
+		starpu_task_list_push_front(&q->tasks, task);
+		return;
+	}
+	task->prev = after;
+	task->next = after->next;
+	if (after->next)
+		after->next->prev = task;
+	else
+		q->tasks.tail = task;
+	after->next = task;
+}
+
+/* Whether task's input data are all valid on memory node node already. */
+static int task_ready_on(struct starpu_task *task, unsigned node)
+{
+	unsigned n = STARPU_TASK_GET_NBUFFERS(task);
+	for (unsigned i = 0; i < n; i++)
+		if ((STARPU_TASK_GET_MODE(task, i) & STARPU_R) &&
+		    !starpu_data_is_on_node(STARPU_TASK_GET_HANDLE(task, i), node))
+			return 0;
+	return 1;
+}
+
+/* dmdar looks this far into a queue for a ready task (bounds the time the
+ * lock is held). */
+#define DMDAR_LOOKAHEAD 32
+
+static struct starpu_task *dequeue_locked(struct dm_data *d, struct dm_worker *q, int workerid)
+{
+	struct starpu_task *task = starpu_task_list_front(&q->tasks);
+	if (task && d->kind == DM_DMDAR)
+	{
+		unsigned node = starpu_worker_get_memory_node((unsigned) workerid);
+		unsigned k = 0;
+		for (struct starpu_task *t = task; t && k < DMDAR_LOOKAHEAD; t = t->next, k++)
+			if (task_ready_on(t, node))
+			{
+				task = t;
+				break;
+			}
+	}
+	if (task)
+	{
+		starpu_task_list_erase(&q->tasks, task);
+		atomic_fetch_sub_explicit(&q->ntasks, 1, memory_order_relaxed);
+	}
+	return task;
+}
+
+/* The part of exp_len a queued task accounts for. */
+static double booked_length(const struct starpu_task *task)
+{
+	return isnan(task->predicted) ? 0.0 : task->predicted;
+}
+
+/* ------------------------------------------------------------------ */
+/* Choosing a worker. */
+
+/* Predictions repeat for workers of one arch: cache them per push. */
+#define PRED_CACHE 16
+
+struct pred_cache
+{
+	unsigned n;
+	struct
+	{
+		const struct starpu_perfmodel_arch *arch;
+		unsigned impl;
+		double length, energy;
+	} e[PRED_CACHE];
+	double transfer[STARPU_MAXNODES];
+	unsigned char have_transfer[STARPU_MAXNODES];
+};
+
+static void predict(struct dm_data *d, struct pred_cache *c, struct starpu_task *task, int w, unsigned ctx,
+		    unsigned impl, double *length, double *energy)
+{
+	struct starpu_perfmodel_arch *arch = starpu_worker_get_perf_archtype(w, ctx);
+	for (unsigned i = 0; i < c->n; i++)
+		if (c->e[i].arch == arch && c->e[i].impl == impl)
+		{
+			*length = c->e[i].length;
+			*energy = c->e[i].energy;
+			return;
+		}
+	*length = starpu_task_expected_length(task, arch, impl);
+	*energy = 0.0;
+	if (d->gamma != 0.0 && task->cl->energy_model)
+	{
+		*energy = starpu_task_expected_energy(task, arch, impl);
+		if (isnan(*energy))
+			*energy = 0.0;
+	}
+	if (c->n < PRED_CACHE)
+	{
+		c->e[c->n].arch = arch;
+		c->e[c->n].impl = impl;
+		c->e[c->n].length = *length;
+		c->e[c->n].energy = *energy;
+		c->n++;
+	}
+}
+
+static double transfer_time(struct dm_data *d, struct pred_cache *c, struct starpu_task *task, int w)
+{
+	if (d->kind == DM_DM || d->beta == 0.0)
+		return 0.0;
+	unsigned node = starpu_worker_get_memory_node((unsigned) w);
+	if (node >= STARPU_MAXNODES)
+		return 0.0;
+	if (!c->have_transfer[node])
+	{
+		c->transfer[node] = starpu_task_expected_data_transfer_time(node, task);
+		if (isnan(c->transfer[node]))
+			c->transfer[node] = 0.0;
+		c->have_transfer[node] = 1;
+	}
+	return c->transfer[node];
+}
+
+struct candidate
+{
+	int worker;
+	unsigned impl;
+	double length;		/* NaN: not calibrated */
+	double transfer, energy;
+	double end;		/* expected termination (µs) */
+	int ntasks;
+};
+
+/* Fills cands with every (member worker, implementation) able to run task;
+ * returns how many. */
+static unsigned list_candidates(struct dm_data *d, unsigned ctx, struct starpu_task *task,
+				struct candidate *cands, unsigned max)
+{
+	struct pred_cache cache;
+	cache.n = 0;
+	memset(cache.have_transfer, 0, sizeof(cache.have_transfer));
+	double now = starpu_timing_now();
+	unsigned n = 0;
+	unsigned start = atomic_fetch_add_explicit(&d->next, 1, memory_order_relaxed);
+	for (unsigned k = 0; k < d->nworkers; k++)
+	{
+		int w = (int) ((start + k) % d->nworkers);
+		struct dm_worker *q = &d->w[w];
+		if (!atomic_load_explicit(&q->member, memory_order_acquire))
+			continue;
+		unsigned mask = 0;
+		if (!starpu_worker_can_execute_task_impl((unsigned) w, task, &mask) || !mask)
+			continue;
+		os_mutex_lock(&q->lock);
+		double qstart = q->exp_start > now ? q->exp_start : now;
+		double qend = qstart + q->exp_len;
+		int ntasks = atomic_load_explicit(&q->ntasks, memory_order_relaxed);
+		os_mutex_unlock(&q->lock);
+		double transfer = transfer_time(d, &cache, task, w);
+		for (unsigned impl = 0; impl < STARPU_MAXIMPLEMENTATIONS && n < max; impl++)
+		{
+			if (!(mask & (1u << impl)))
+				continue;
+			struct candidate *c = &cands[n++];
+			c->worker = w;
+			c->impl = impl;
+			predict(d, &cache, task, w, ctx, impl, &c->length, &c->energy);
+			c->transfer = transfer;
+			c->ntasks = ntasks;
+			/* Data come while the queue drains (prefetch). */
+			double ready = qend > now + transfer ? qend : now + transfer;
+			c->end = ready + (isnan(c->length) ? 0.0 : c->length);
+		}
+	}
+	return n;
+}
+
+/* The candidate to use, by the rules in the header comment. */
+static const struct candidate *choose(struct dm_data *d, const struct candidate *cands, unsigned n)
+{
+	const struct candidate *best = NULL;
+	/* Forced calibration: an uncalibrated pair wins; the least loaded. */
+	for (unsigned i = 0; i < n; i++)
+	{
+		const struct candidate *c = &cands[i];
+		if (isnan(c->length) &&
+		    (!best || c->end < best->end || (c->end == best->end && c->ntasks < best->ntasks)))
+			best = c;
+	}
+	if (best)
+		return best;
+
+	double min_end = INFINITY, max_end = 0.0;
+	for (unsigned i = 0; i < n; i++)
+	{
+		if (cands[i].end < min_end)
+			min_end = cands[i].end;
+		if (cands[i].end > max_end)
+			max_end = cands[i].end;
+	}
+	double best_fit = INFINITY;
+	for (unsigned i = 0; i < n; i++)
+	{
+		const struct candidate *c = &cands[i];
+		double fit;
+		if (d->kind == DM_DM)
+			fit = c->end;
+		else
+		{
+			fit = d->alpha * (c->end - min_end) + d->beta * c->transfer + d->gamma * c->energy;
+			/* The others idle while this one is the last to finish. */
+			if (c->end > max_end)
+				fit += d->gamma * d->idle_power * (c->end - max_end) / 1e6;
+		}
+		if (!best || fit < best_fit || (fit == best_fit && c->ntasks < best->ntasks))
+		{
+			best = c;
+			best_fit = fit;
+		}
+	}
+	return best;
+}
+
+/* Queues task on c's worker; -EAGAIN if the worker left the context
+ * meanwhile (choose again). */
+static int commit(struct dm_data *d, struct starpu_task *task, const struct candidate *c)
+{
+	struct dm_worker *q = &d->w[c->worker];
+	os_mutex_lock(&q->lock);
+	if (!atomic_load_explicit(&q->member, memory_order_relaxed))
+	{
+		os_mutex_unlock(&q->lock);
+		return -EAGAIN;
+	}
+	double now = starpu_timing_now();
+	if (q->exp_start < now)
+		q->exp_start = now;
+	q->exp_len += booked_length(task);
+	q->exp_end = q->exp_start + q->exp_len;
+	task->predicted_start = q->exp_end - booked_length(task);
+	enqueue_locked(d, q, task);
+	atomic_fetch_add_explicit(&q->ntasks, 1, memory_order_relaxed);
+	os_mutex_unlock(&q->lock);
+	/* The task is not ours any more: it may already be running. */
+	return 0;
+}
+
+static int dm_push(struct starpu_task *task)
+{
+	unsigned ctx = task->sched_ctx;
+	struct dm_data *d = starpu_sched_ctx_get_policy_data(ctx);
+	unsigned max = d->nworkers * STARPU_MAXIMPLEMENTATIONS;
+	struct candidate stack_cands[128];
+	struct candidate *cands = max <= 128 ? stack_cands : malloc(sizeof(*cands) * max);
+	if (!cands)
+		return -ENOMEM;
+	int ret = -ENODEV;
+	for (int attempt = 0; attempt < 8; attempt++)
+	{
+		unsigned n = list_candidates(d, ctx, task, cands, max);
+		if (n == 0)
+			break;
+		const struct candidate *c = choose(d, cands, n);
+		task->predicted = c->length;
+		task->predicted_transfer = c->transfer;
+		/* The worker runs the implementation we chose. */
+		starpu_task_set_implementation(task, c->impl);
+		int worker = c->worker;
+		if (starpu_get_prefetch_flag())
+			starpu_prefetch_task_input_for(task, (unsigned) worker);
+		ret = commit(d, task, c);
+		if (ret == 0)
+		{
+			/* Pairs with the idle worker's fence before its last
+			 * look at its queue (workers.h). */
+			atomic_thread_fence(memory_order_seq_cst);
+			if (worker != starpu_worker_get_id())
+				worker_wake(worker_get(worker));
+			break;
+		}
+	}
+	if (cands != stack_cands)
+		free(cands);
+	return ret;
+}
+
+static struct starpu_task *dm_pop(unsigned ctx)
+{
+	struct dm_data *d = starpu_sched_ctx_get_policy_data(ctx);
+	int me = starpu_worker_get_id();
+	if (me < 0 || (unsigned) me >= d->nworkers)
+		return NULL;
+	struct dm_worker *q = &d->w[me];
+	if (atomic_load_explicit(&q->ntasks, memory_order_relaxed) == 0)
+		return NULL;
+	os_mutex_lock(&q->lock);
+	struct starpu_task *task = dequeue_locked(d, q, me);
+	if (task)
+	{
+		double len = booked_length(task);
+		q->exp_len -= len;
+		if (q->exp_len < 0.0 || starpu_task_list_empty(&q->tasks))
+			q->exp_len = 0.0;
+		q->exp_start = starpu_timing_now() + len;
+		q->exp_end = q->exp_start + q->exp_len;
+	}
+	os_mutex_unlock(&q->lock);
+	return task;
+}
+
+/* The task ended on this worker: its queue starts now. */
+static void dm_post_exec(struct starpu_task *task, unsigned ctx)
+{
+	(void) task;
+	struct dm_data *d = starpu_sched_ctx_get_policy_data(ctx);
+	int me = starpu_worker_get_id();
+	if (!d || me < 0 || (unsigned) me >= d->nworkers)
+		return;
+	struct dm_worker *q = &d->w[me];
+	os_mutex_lock(&q->lock);
+	q->exp_start = starpu_timing_now();
+	q->exp_end = q->exp_start + q->exp_len;
+	os_mutex_unlock(&q->lock);
+}
+
+static void dm_add_workers(unsigned ctx, int *ids, unsigned n)
+{
+	struct dm_data *d = starpu_sched_ctx_get_policy_data(ctx);
+	double now = starpu_timing_now();
+	for (unsigned i = 0; i < n; i++)
+	{
+		if (ids[i] < 0 || (unsigned) ids[i] >= d->nworkers)
+			continue;
+		struct dm_worker *q = &d->w[ids[i]];
+		os_mutex_lock(&q->lock);
+		if (!atomic_load_explicit(&q->member, memory_order_relaxed))
+		{
+			q->exp_start = now;
+			q->exp_len = 0.0;
+			q->exp_end = now;
+		}
+		atomic_store_explicit(&q->member, 1, memory_order_release);
+		os_mutex_unlock(&q->lock);
+	}
+}
+
+/* The workers leave: nothing is pushed to them any more, and the tasks
+ * queued on them go to the remaining ones (or, when none of those can run
+ * a task, to a capable worker's local queue, never dropped). */
+static void dm_remove_workers(unsigned ctx, int *ids, unsigned n)
+{
+	struct dm_data *d = starpu_sched_ctx_get_policy_data(ctx);
+	struct starpu_task_list orphans;
+	starpu_task_list_init(&orphans);
+	for (unsigned i = 0; i < n; i++)
+	{
+		if (ids[i] < 0 || (unsigned) ids[i] >= d->nworkers)
+			continue;
+		struct dm_worker *q = &d->w[ids[i]];
+		os_mutex_lock(&q->lock);
+		atomic_store_explicit(&q->member, 0, memory_order_release);
+		struct starpu_task *t;
+		while ((t = starpu_task_list_pop_front(&q->tasks)))
+			starpu_task_list_push_back(&orphans, t);
+		atomic_store_explicit(&q->ntasks, 0, memory_order_relaxed);
+		q->exp_len = 0.0;
+		q->exp_end = q->exp_start;
+		os_mutex_unlock(&q->lock);
+	}
+	struct starpu_task *t;
+	while ((t = starpu_task_list_pop_front(&orphans)))
+	{
+		if (dm_push(t) == 0)
+			continue;
+		int placed = 0;
+		for (unsigned w = 0; w < starpu_worker_get_count() && !placed; w++)
+			if (starpu_worker_can_execute_task_first_impl(w, t, NULL))
+				placed = starpu_push_local_task((int) w, t, 0) == 0;
+		if (!placed)
+			rt_error("scheduling policy '%s': no worker left that can run task '%s'",
+				 starpu_sched_ctx_get_sched_policy(ctx)->policy_name, starpu_task_get_name(t));
+	}
+}
+
+/* ------------------------------------------------------------------ */
+
+#define DM_OPS \
+	.deinit_sched = dm_deinit, \
+	.push_task = dm_push, \
+	.pop_task = dm_pop, \
+	.post_exec_hook = dm_post_exec, \
+	.add_workers = dm_add_workers, \
+	.remove_workers = dm_remove_workers, \
+	.worker_type = STARPU_WORKER_LIST
+
+struct starpu_sched_policy sched_policy_dm = {
+	.init_sched = dm_init,
+	DM_OPS,
+	.policy_name = "dm",
+	.policy_description = "performance model: per-worker queues, the worker that should finish the task first",
+};
+
+struct starpu_sched_policy sched_policy_dmda = {
+	.init_sched = dmda_init,
+	DM_OPS,
+	.policy_name = "dmda",
+	.policy_description = "data-aware performance model: dm weighing data transfer time and energy",
+};
+
+struct starpu_sched_policy sched_policy_dmdar = {
+	.init_sched = dmdar_init,
+	DM_OPS,
+	.policy_name = "dmdar",
+	.policy_description = "data-aware performance model (ready): dmda, workers take tasks whose data are on their node first",
+};
+
+struct starpu_sched_policy sched_policy_dmdas = {
+	.init_sched = dmdas_init,
+	DM_OPS,
+	.policy_name = "dmdas",
+	.policy_description = "data-aware performance model (sorted): dmda with per-worker queues sorted by priority",
+};
