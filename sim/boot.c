@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 /* The main thread (hijack: the actor running main(); attach: the thread
  * that called starpu_init). */
@@ -138,9 +140,56 @@ static void maestro_fn(void *data)
 	simgrid_run();
 }
 
+/* Once maestro's thread exists, a platform that fails to load would leave
+ * it waiting forever (and the process hanging at exit, where SimGrid joins
+ * it): so the platform is first loaded by a child process, which reports
+ * what is wrong with it. */
+static int platform_check_in_child(const struct sim_boot *b, char *err, size_t errsize)
+{
+	int fds[2];
+	if (pipe(fds))
+		return 0;	/* cannot check: let the real load speak */
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0)
+	{
+		close(fds[0]);
+		close(fds[1]);
+		return 0;
+	}
+	if (pid == 0)
+	{
+		close(fds[0]);
+		char why[1024];
+		int ret = engine_start(b, "thread", NULL, why, sizeof(why));
+		if (ret && write(fds[1], why, strlen(why)) < 0)
+			_exit(2);
+		_exit(ret ? 1 : 0);
+	}
+	close(fds[1]);
+	size_t len = 0;
+	ssize_t n;
+	while (len + 1 < errsize && (n = read(fds[0], err + len, errsize - 1 - len)) > 0)
+		len += (size_t) n;
+	err[len] = '\0';
+	close(fds[0]);
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	if (!len)
+		snprintf(err, errsize, "cannot load the simulated platform %s (checking it in a child process failed)",
+			 b->platform);
+	return -EINVAL;
+}
+
 int sg_boot_attach(const struct sim_boot *b, char *err, size_t errsize)
 {
-	int ret = engine_start(b, "thread", maestro_fn, err, errsize);
+	int ret = platform_check_in_child(b, err, errsize);
+	if (ret)
+		return ret;
+	ret = engine_start(b, "thread", maestro_fn, err, errsize);
 	if (ret)
 		return ret;
 	sg_core->set_backend(&os_sg_ops);
