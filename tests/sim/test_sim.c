@@ -79,6 +79,21 @@ static void *plain_thread(void *arg)
 static int child_main(const char *scenario)
 {
 	int n = getenv("VTEST_SIM_N") ? atoi(getenv("VTEST_SIM_N")) : 100;
+	if (!strcmp(scenario, "real-then-sim"))
+	{
+		/* A real run first, then simulation switched on at starpu_init
+		 * (the attach boot). */
+		double real_makespan;
+		int ret = starpu_init(NULL);
+		if (ret || submit_and_wait(&modelled_cl, n, &real_makespan) || vela_is_simulated())
+			return 3;
+		starpu_shutdown();
+		if (executed != n)
+			return 4;
+		executed = 0;
+		setenv("STARPU_SIMGRID", "1", 1);
+		scenario = "run";
+	}
 	int ret = starpu_init(NULL);
 	printf("ret=%d\n", ret);
 	if (ret)
@@ -238,6 +253,19 @@ static void test_attach_same_makespan(void)
 	CU_ASSERT(close_to(a.makespan, h.makespan));
 }
 
+static void test_real_then_simulated(void)
+{
+	NEED_SIMGRID();
+	const char *env[] = { "STARPU_SIMGRID", "VTEST_SIM_N=41", NULL };
+	struct child c;
+	run_child("real-then-sim", env, &c);
+	CU_ASSERT(exited_ok(&c));
+	CU_ASSERT_EQUAL(c.ret, 0);
+	CU_ASSERT_EQUAL(c.sim, 1);
+	CU_ASSERT_EQUAL(c.executed, 0);
+	CU_ASSERT(close_to(c.makespan, 11 * TASK_US));
+}
+
 static void test_ncpu_restricts(void)
 {
 	NEED_SIMGRID();
@@ -334,6 +362,7 @@ static const struct vtest_case cases[] = {
 	{ "real run of the same binary", test_real_run },
 	{ "hijack boot: exact, deterministic makespan", test_hijack_makespan },
 	{ "attach boot: same makespan", test_attach_same_makespan },
+	{ "real run, then simulated, in one process", test_real_then_simulated },
 	{ "STARPU_NCPU restricts simulated CPUs", test_ncpu_restricts },
 	{ "task without a model", test_no_model },
 	{ "plugin cannot be loaded", test_plugin_missing },
