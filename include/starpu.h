@@ -136,6 +136,24 @@ int starpu_asynchronous_copy_disabled(void);
 void starpu_display_stats(void);
 void starpu_get_version(int *major, int *minor, int *release);
 
+/* Vela extension (not in StarPU 1.3): 1 when this run is simulated
+ * (STARPU_SIMGRID=1: kernels are not executed, time is simulated), so an
+ * application can skip checking its results; 0 in a real run. Unlike
+ * StarPU's STARPU_SIMGRID macro (never defined by Vela), it is decided at
+ * run time: the same binary runs both ways. Environment of a simulation:
+ *   STARPU_SIMGRID=1             simulate (at process start: main() runs in
+ *                                a simulated actor; set later, starpu_init
+ *                                attaches to a slower thread-based one)
+ *   STARPU_SIMGRID_PLATFORM=f    the platform file; default: this host's
+ *                                (or STARPU_HOSTNAME's) calibration,
+ *                                <sampling dir>/bus/<host>.platform.v4.xml
+ *   STARPU_SIMGRID_DEFAULT_TASK_US=d  duration of tasks whose codelet has no
+ *                                usable model (default: such a task fails)
+ *   VELA_SIM_BOOT=attach         always attach (thread contexts)
+ *   VELA_SIM_PLUGIN=path         the plugin (default: the installed one)
+ *   VELA_SIMGRID_ARGS="--cfg=..."  options for SimGrid itself */
+int vela_is_simulated(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -13,6 +13,7 @@
 #include "core/job.h"
 #include "core/rt.h"
 #include "core/sched_ctx.h"
+#include "core/sim_loader.h"
 #include "core/tags.h"
 #include "core/workers.h"
 #include "data/data.h"
@@ -31,12 +32,6 @@ static os_mutex_t init_mutex = OS_MUTEX_INITIALIZER;
 static os_cond_t init_cond = OS_COND_INITIALIZER;
 static int init_count;
 
-static int simulation_requested(void)
-{
-	const char *s = getenv("STARPU_SIMGRID");
-	return s && *s && strcmp(s, "0") != 0;
-}
-
 static void reset_counters(void)
 {
 	atomic_store(&rt.nsubmitted, 0);
@@ -53,6 +48,9 @@ int starpu_initialize(struct starpu_conf *user_conf, int *argc, char ***argv)
 	(void) argv;
 	int ret;
 
+	/* Simulation switches the OS backend: before any lock is taken. */
+	if ((ret = sim_start(user_conf)))
+		return ret;
 	os_mutex_lock(&init_mutex);
 	if (atomic_load(&rt.state) == RT_UP)
 	{
@@ -64,12 +62,6 @@ int starpu_initialize(struct starpu_conf *user_conf, int *argc, char ***argv)
 
 	if ((ret = conf_resolve(&rt.conf, user_conf)))
 		goto fail_conf;
-	if (simulation_requested())
-	{
-		rt_error("starpu_init: simulation was requested (STARPU_SIMGRID) but this build of Vela has no SimGrid backend yet (-ENODEV)");
-		ret = -ENODEV;
-		goto fail_conf;
-	}
 	os_mutex_init(&rt.pause_mutex);
 	os_cond_init(&rt.pause_cond);
 	os_mutex_init(&rt.submit_mutex);
@@ -110,7 +102,7 @@ int starpu_initialize(struct starpu_conf *user_conf, int *argc, char ***argv)
 		struct worker *w = &rt.workers[i];
 		if (w->app_driven)
 			continue;
-		struct os_thread_attr attr = { .name = w->short_name };
+		struct os_thread_attr attr = { .name = w->short_name, .host = sim_worker_host(w) };
 		if ((ret = os_thread_create(&w->thread, &attr, drv_worker_thread, w)))
 		{
 			rt_error("starpu_init: cannot start the thread of %s (%d)", w->name, ret);

@@ -4,6 +4,7 @@
  */
 #include "core/conf.h"
 #include "core/rt.h"
+#include "core/sim_loader.h"
 
 #include <errno.h>
 #include <hwloc.h>
@@ -38,6 +39,8 @@ void *topo_hwloc(void)
 
 unsigned topo_ncores(void)
 {
+	if (sim_running())	/* the simulated machine: the platform's CPU hosts */
+		return sim_ncpus();
 	int n = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
 	if (n <= 0)	/* some virtual machines expose PUs only */
 		n = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
@@ -46,6 +49,8 @@ unsigned topo_ncores(void)
 
 unsigned topo_npus(void)
 {
+	if (sim_running())
+		return sim_ncpus();
 	int n = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
 	return n > 0 ? (unsigned) n : 1;
 }

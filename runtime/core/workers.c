@@ -6,6 +6,7 @@
 #include "core/conf.h"
 #include "core/job.h"
 #include "core/sched_ctx.h"
+#include "core/sim_loader.h"
 #include "drivers/driver.h"
 
 #include <errno.h>
@@ -76,7 +77,7 @@ int workers_setup(void)
 		w->arch = STARPU_CPU_WORKER;
 		w->devid = i;
 		w->memory_node = STARPU_MAIN_RAM;
-		w->drv = &drv_cpu_ops;
+		w->drv = sim_running() ? sim_cpu_driver() : &drv_cpu_ops;
 		if (nbind)
 			w->bindid = (int) conf->workers_bindid[i % nbind];
 		else

@@ -1,0 +1,369 @@
+/* sim_loader.c — libvela's side of simulation (see sim_loader.h and
+ * sim/sim.h): the STARPU_SIMGRID switch, loading libvela-sim.so, the two
+ * boots, and the simulated duration of a task.
+ *
+ * The fast boot interposes glibc's __libc_start_main: the executable's
+ * _start binds to ours because libvela precedes libc in the lookup scope.
+ * With STARPU_SIMGRID=1 in the environment (and VELA_SIM_BOOT not
+ * "attach"), main() then runs inside a simulated actor from its first
+ * line; otherwise the real __libc_start_main runs main() untouched. When
+ * the plugin or the platform cannot be loaded, main() still runs, for
+ * real, and starpu_init reports the saved reason.
+ */
+#define _GNU_SOURCE
+#include "core/sim_loader.h"
+#include "core/job.h"
+#include "core/rt.h"
+#include "core/workers.h"
+#include "drivers/driver.h"
+#include "os/os.h"
+#include "perfmodel/perfmodel.h"
+#include "sim/sim.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef VELA_SIM_PLUGIN_PATH
+#define VELA_SIM_PLUGIN_PATH "libvela-sim.so"
+#endif
+#define SIM_PLUGIN_NAME "libvela-sim.so"
+/* 1 when configure built the plugin (runtime/Makefile.am). */
+#ifndef VELA_SIM_BUILT
+#define VELA_SIM_BUILT 1
+#endif
+
+/* Set once, by the boot (before any runtime thread exists). */
+static const struct sim_plugin *plugin;
+/* Why the hijack boot failed, reported by starpu_init. */
+static char boot_error[1024];
+static int boot_failed;
+static int attached;
+/* STARPU_SIMGRID_DEFAULT_TASK_US: duration of a task without a usable
+ * model, µs; negative: such a task fails. */
+static double default_task_us = -1.0;
+
+static int env_on(const char *name)
+{
+	const char *s = getenv(name);
+	return s && *s && strcmp(s, "0") != 0;
+}
+
+static int boot_is_attach(void)
+{
+	const char *s = getenv("VELA_SIM_BOOT");
+	return s && !strcmp(s, "attach");
+}
+
+/* ------------------------------------------------------------------ */
+/* The platform file. */
+
+static int file_exists(const char *path)
+{
+	return access(path, R_OK) == 0;
+}
+
+/* STARPU_SIMGRID_PLATFORM, else this host's (or STARPU_HOSTNAME's)
+ * calibration: <sampling>/bus/<host>.platform.v4.xml as `vela
+ * calibrate-bus` writes it, or <host>.platform.xml. */
+static int platform_path(char *buf, size_t size, char *err, size_t errsize)
+{
+	const char *p = getenv("STARPU_SIMGRID_PLATFORM");
+	if (p && *p)
+	{
+		snprintf(buf, size, "%s", p);
+		return 0;
+	}
+	pm_bus_file("platform.v4.xml", buf, size);
+	if (file_exists(buf))
+		return 0;
+	char v3[4096];
+	pm_bus_file("platform.xml", v3, sizeof(v3));
+	if (file_exists(v3))
+	{
+		snprintf(buf, size, "%s", v3);
+		return 0;
+	}
+	snprintf(err, errsize,
+		 "no platform for host '%s': %s does not exist (run `vela calibrate-bus` on that machine, "
+		 "or name a file with STARPU_SIMGRID_PLATFORM)", pm_conf.hostname, buf);
+	return -ENOENT;
+}
+
+/* ------------------------------------------------------------------ */
+/* Loading the plugin. */
+
+static int task_duration_us(struct worker *w, struct job *j, double *us);
+
+static void set_backend(const struct os_ops *ops)
+{
+	os_set_backend(ops);
+}
+
+static const struct sim_core core_api = {
+	.version = 1,
+	.task_duration_us = task_duration_us,
+	.set_backend = set_backend,
+};
+
+/* VELA_SIM_PLUGIN, else the installed one, else the one beside libvela. */
+static int load_plugin(char *err, size_t errsize)
+{
+	if (plugin)
+		return 0;
+	char path[4096];
+	const char *env = getenv("VELA_SIM_PLUGIN");
+	void *h = NULL;
+	if (env && *env)
+	{
+		snprintf(path, sizeof(path), "%s", env);
+		h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	}
+	else
+	{
+		snprintf(path, sizeof(path), "%s", VELA_SIM_PLUGIN_PATH);
+		h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+		Dl_info info;
+		if (!h && dladdr((void *) load_plugin, &info) && info.dli_fname)
+		{
+			const char *slash = strrchr(info.dli_fname, '/');
+			if (slash)
+			{
+				snprintf(path, sizeof(path), "%.*s/%s", (int) (slash - info.dli_fname), info.dli_fname,
+					 SIM_PLUGIN_NAME);
+				h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+			}
+		}
+	}
+	if (!h)
+	{
+		const char *why = dlerror();
+		if (VELA_SIM_BUILT)
+			snprintf(err, errsize, "simulation was requested (STARPU_SIMGRID) but the plugin %s cannot be loaded: %s",
+				 path, why ? why : "?");
+		else
+			snprintf(err, errsize, "simulation was requested (STARPU_SIMGRID) but this build of Vela has no "
+				 "SimGrid support (configure found no SimGrid >= 3.32)");
+		return -ENODEV;
+	}
+	const struct sim_plugin *p = dlsym(h, "vela_sim_plugin");
+	if (!p || p->version != SIM_PLUGIN_VERSION)
+	{
+		snprintf(err, errsize, "simulation was requested (STARPU_SIMGRID) but %s is not a Vela simulation plugin "
+			 "of version %d", path, SIM_PLUGIN_VERSION);
+		dlclose(h);
+		return -ENODEV;
+	}
+	p->setup(&core_api);
+	plugin = p;	/* the handle stays open for the life of the process */
+	return 0;
+}
+
+static void read_settings(void)
+{
+	const char *s = getenv("STARPU_SIMGRID_DEFAULT_TASK_US");
+	if (s && *s)
+	{
+		char *end;
+		double v = strtod(s, &end);
+		if (*end || !(v >= 0))
+			rt_warn("STARPU_SIMGRID_DEFAULT_TASK_US='%s' is not a duration in microseconds; ignored", s);
+		else
+			default_task_us = v;
+	}
+}
+
+static int prepare_boot(struct sim_boot *b, char *platform, size_t psize, const char *progname, char *err,
+			size_t errsize)
+{
+	int ret = load_plugin(err, errsize);
+	if (ret)
+		return ret;
+	if ((ret = platform_path(platform, psize, err, errsize)))
+		return ret;
+	read_settings();
+	b->progname = progname;
+	b->platform = platform;
+	b->extra_args = getenv("VELA_SIMGRID_ARGS");
+	b->verbose = env_on("VELA_SIMGRID_VERBOSE");
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Hijack boot. */
+
+typedef int (*libc_start_main_fn)(sim_main_fn main, int argc, char **argv, void (*init)(void), void (*fini)(void),
+				  void (*rtld_fini)(void), void *stack_end);
+
+static sim_main_fn app_main;
+
+static int hijack_main(int argc, char **argv, char **envp)
+{
+	char platform[4096];
+	struct sim_boot b;
+	int ret = prepare_boot(&b, platform, sizeof(platform), argv[0], boot_error, sizeof(boot_error));
+	if (ret == 0)
+	{
+		int main_ret = 0;
+		/* Returns once the simulation is over (main() included). */
+		if (plugin->boot_hijack(&b, app_main, argc, argv, envp, &main_ret, boot_error, sizeof(boot_error)) == 0)
+			return main_ret;
+		ret = -EINVAL;
+	}
+	/* Not simulated after all: main() runs for real, starpu_init says why. */
+	boot_failed = ret;
+	return app_main(argc, argv, envp);
+}
+
+int __libc_start_main(sim_main_fn main, int argc, char **argv, void (*init)(void), void (*fini)(void),
+		      void (*rtld_fini)(void), void *stack_end);
+
+__attribute__((visibility("default")))
+int __libc_start_main(sim_main_fn main, int argc, char **argv, void (*init)(void), void (*fini)(void),
+		      void (*rtld_fini)(void), void *stack_end)
+{
+	libc_start_main_fn real = (libc_start_main_fn) dlsym(RTLD_NEXT, "__libc_start_main");
+	if (!real)
+	{
+		static const char msg[] = "[vela] fatal: the C library's __libc_start_main was not found\n";
+		if (write(2, msg, sizeof(msg) - 1) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	if (env_on("STARPU_SIMGRID") && !boot_is_attach())
+	{
+		app_main = main;
+		return real(hijack_main, argc, argv, init, fini, rtld_fini, stack_end);
+	}
+	return real(main, argc, argv, init, fini, rtld_fini, stack_end);
+}
+
+/* ------------------------------------------------------------------ */
+/* Attach boot, from starpu_init. */
+
+static void detach_at_exit(void)
+{
+	if (attached)
+	{
+		attached = 0;
+		plugin->detach();
+	}
+}
+
+static const char *progname(void)
+{
+	extern char *program_invocation_short_name;
+	return program_invocation_short_name ? program_invocation_short_name : "vela";
+}
+
+int sim_start(const struct starpu_conf *conf)
+{
+	(void) conf;
+	if (os_is_simulated())
+		return 0;	/* already simulating: one simulation per process */
+	if (!env_on("STARPU_SIMGRID"))
+		return 0;
+	if (boot_failed)
+	{
+		rt_error("starpu_init: %s (%d)", boot_error, boot_failed);
+		return boot_failed;
+	}
+	char platform[4096], err[1024];
+	struct sim_boot b;
+	int ret = prepare_boot(&b, platform, sizeof(platform), progname(), err, sizeof(err));
+	if (ret == 0 && (ret = plugin->boot_attach(&b, err, sizeof(err))) == 0)
+	{
+		attached = 1;
+		/* After SimGrid's own exit handler, so that ours runs first. */
+		atexit(detach_at_exit);
+		return 0;
+	}
+	rt_error("starpu_init: %s (%d)", err, ret);
+	/* The engine may have started: a process gets one try. */
+	if (plugin && ret != -ENODEV)
+	{
+		boot_failed = ret;
+		snprintf(boot_error, sizeof(boot_error), "%s", err);
+	}
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* What the core asks. */
+
+int sim_running(void)
+{
+	return plugin && os_is_simulated();
+}
+
+unsigned sim_ncpus(void)
+{
+	return sim_running() ? plugin->ncpus() : 0;
+}
+
+const struct drv_ops *sim_cpu_driver(void)
+{
+	return sim_running() ? plugin->cpu_driver : NULL;
+}
+
+const char *sim_worker_host(const struct worker *w)
+{
+	static char names[STARPU_NMAXWORKERS][16];
+	if (!sim_running() || w->id < 0 || w->id >= STARPU_NMAXWORKERS)
+		return NULL;
+	unsigned n = plugin->ncpus();
+	/* More workers than CPU hosts (STARPU_NCPU): they share hosts. */
+	snprintf(names[w->id], sizeof(names[w->id]), "CPU%u", n ? (unsigned) w->devid % n : 0);
+	return names[w->id];
+}
+
+/* The predicted duration of j on w: the codelet's model for w's arch and
+ * j's implementation, else STARPU_SIMGRID_DEFAULT_TASK_US. */
+static int task_duration_us(struct worker *w, struct job *j, double *us)
+{
+	struct starpu_task *task = j->task;
+	struct starpu_codelet *cl = task->cl;
+	if (!cl)
+	{
+		*us = 0.0;
+		return 0;
+	}
+	if (cl->flags & STARPU_CODELET_SIMGRID_EXECUTE)
+	{
+		/* The codelet asked to run for real too (its side effects are
+		 * needed); its duration still comes from the model. */
+		int ret = drv_cpu_ops.execute(w, j);
+		if (ret)
+			return ret;
+	}
+	struct starpu_perfmodel_arch *arch = starpu_worker_get_perf_archtype(w->id, task->sched_ctx);
+	double d = cl->model && arch ? starpu_task_expected_length(task, arch, j->nimpl) : NAN;
+	if (d >= 0.0 && isfinite(d))
+	{
+		*us = d;
+		return 0;
+	}
+	if (default_task_us >= 0.0)
+	{
+		*us = default_task_us;
+		return 0;
+	}
+	char archname[64] = "cpu";
+	if (arch)
+		starpu_perfmodel_get_arch_name(arch, archname, sizeof(archname), j->nimpl);
+	rt_error("simulation: codelet '%s' has %s for arch %s (implementation %u), so its duration is unknown; "
+		 "calibrate it with a real run, or set STARPU_SIMGRID_DEFAULT_TASK_US (-ENOENT)",
+		 starpu_task_get_name(task),
+		 !cl->model ? "no performance model" : "no usable prediction from its performance model",
+		 archname, j->nimpl);
+	return -ENOENT;
+}
+
+int vela_is_simulated(void)
+{
+	return os_is_simulated();
+}

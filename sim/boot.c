@@ -1,0 +1,206 @@
+/* boot.c — starting SimGrid: the engine's options, the platform, and the
+ * two ways to make the application's main thread an actor (sim/sim.h).
+ *
+ * What ../shared/research/simgrid-proto measured shapes the options:
+ * network/model:CM02 (the default LV08 model scales latencies and
+ * bandwidths of the platform file), debug/clean-atexit:no (an exit() in
+ * the main actor must not tear the engine down under it), raw contexts
+ * for the hijack boot (50x faster than threads), thread contexts for
+ * attach (the only factory that can attach a running thread).
+ */
+#include "sim/sg_internal.h"
+
+#include <simgrid/engine.h>
+#include <xbt/config.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* The main thread (hijack: the actor running main(); attach: the thread
+ * that called starpu_init). */
+static struct sg_thread main_thread;
+static sg_host_t main_host;
+static unsigned ncpus;
+static int engine_started;
+
+unsigned sg_ncpus(void)
+{
+	return ncpus;
+}
+
+/* SimGrid's argv: ours, never the application's. */
+static int engine_start(const struct sim_boot *b, const char *factory, void (*maestro)(void *), char *err,
+			size_t errsize)
+{
+	static char *av[64];
+	static char extra[2048];
+	static char progname[256];
+	int ac = 0;
+	if (engine_started)
+	{
+		snprintf(err, errsize, "a simulation already ran in this process (one per process)");
+		return -EBUSY;
+	}
+	engine_started = 1;
+	snprintf(progname, sizeof(progname), "%s", b->progname ? b->progname : "vela");
+	av[ac++] = progname;
+	if (!b->verbose)
+		av[ac++] = "--log=root.thresh:warning";
+	av[ac++] = "--cfg=network/model:CM02";
+	av[ac++] = "--cfg=debug/clean-atexit:no";
+	if (b->extra_args)
+	{
+		snprintf(extra, sizeof(extra), "%s", b->extra_args);
+		for (char *save = NULL, *tok = strtok_r(extra, " \t", &save); tok && ac < 62;
+		     tok = strtok_r(NULL, " \t", &save))
+			av[ac++] = tok;
+	}
+	av[ac] = NULL;
+	/* Registered when the library loads, so settable before init. */
+	sg_cfg_set_string("contexts/factory", factory);
+	if (maestro)
+		simgrid_set_maestro(maestro, NULL);
+	simgrid_init(&ac, av);
+
+	char why[768];
+	if (sg_load_platform(b->platform, why, sizeof(why)))
+	{
+		snprintf(err, errsize, "cannot load the simulated platform %s: %s", b->platform, why);
+		return -EINVAL;
+	}
+	ncpus = 0;
+	char name[32];
+	for (;;)
+	{
+		snprintf(name, sizeof(name), "CPU%u", ncpus);
+		if (!sg_host_by_name(name))
+			break;
+		ncpus++;
+	}
+	if (ncpus == 0)
+	{
+		snprintf(err, errsize, "the simulated platform %s has no CPU0 host (CPU<k> hosts define the CPU workers)",
+			 b->platform);
+		return -EINVAL;
+	}
+	main_host = sg_host_by_name("MAIN");
+	if (!main_host)
+		main_host = sg_host_by_name("CPU0");
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Hijack: this, the process's initial thread, becomes maestro. */
+
+static sim_main_fn app_main;
+static int app_argc, app_ret;
+static char **app_argv, **app_envp;
+
+static void main_actor(int argc, char **argv)
+{
+	(void) argc;
+	(void) argv;
+	app_ret = app_main(app_argc, app_argv, app_envp);
+}
+
+int sg_boot_hijack(const struct sim_boot *b, sim_main_fn main, int argc, char **argv, char **envp, int *main_ret,
+		   char *err, size_t errsize)
+{
+	const char *factory = getenv("VELA_SIM_FACTORY");
+	if (!factory || !*factory)
+		factory = "raw";
+	if (engine_start(b, factory, NULL, err, errsize))
+		return -1;
+	app_main = main;
+	app_argc = argc;
+	app_argv = argv;
+	app_envp = envp;
+	sg_actor_t a = sg_actor_init("main", main_host);
+	sg_actor_set_data(a, &main_thread);
+	main_thread.actor = a;
+	sg_core->set_backend(&os_sg_ops);
+	sg_actor_start(a, main_actor, 0, NULL);
+	simgrid_run();
+	sg_over = 1;
+	*main_ret = app_ret;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Attach: SimGrid starts maestro in a thread of its own, then the calling
+ * thread becomes actor "main". */
+
+static void maestro_fn(void *data)
+{
+	(void) data;
+	simgrid_run();
+}
+
+/* Once maestro's thread exists, a platform that fails to load would leave
+ * it waiting forever (and the process hanging at exit, where SimGrid joins
+ * it): so the platform is first loaded by a child process, which reports
+ * what is wrong with it. */
+static int platform_check_in_child(const struct sim_boot *b, char *err, size_t errsize)
+{
+	int fds[2];
+	if (pipe(fds))
+		return 0;	/* cannot check: let the real load speak */
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0)
+	{
+		close(fds[0]);
+		close(fds[1]);
+		return 0;
+	}
+	if (pid == 0)
+	{
+		close(fds[0]);
+		char why[1024];
+		int ret = engine_start(b, "thread", NULL, why, sizeof(why));
+		if (ret && write(fds[1], why, strlen(why)) < 0)
+			_exit(2);
+		_exit(ret ? 1 : 0);
+	}
+	close(fds[1]);
+	size_t len = 0;
+	ssize_t n;
+	while (len + 1 < errsize && (n = read(fds[0], err + len, errsize - 1 - len)) > 0)
+		len += (size_t) n;
+	err[len] = '\0';
+	close(fds[0]);
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	if (!len)
+		snprintf(err, errsize, "cannot load the simulated platform %s (checking it in a child process failed)",
+			 b->platform);
+	return -EINVAL;
+}
+
+int sg_boot_attach(const struct sim_boot *b, char *err, size_t errsize)
+{
+	int ret = platform_check_in_child(b, err, errsize);
+	if (ret)
+		return ret;
+	ret = engine_start(b, "thread", maestro_fn, err, errsize);
+	if (ret)
+		return ret;
+	sg_core->set_backend(&os_sg_ops);
+	/* Returns once maestro has scheduled us. */
+	main_thread.actor = sg_actor_attach("main", &main_thread, main_host, NULL);
+	return 0;
+}
+
+void sg_detach(void)
+{
+	/* Blocks until maestro's simgrid_run() returns. */
+	sg_actor_detach();
+	sg_over = 1;
+}

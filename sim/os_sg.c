@@ -1,0 +1,538 @@
+/* os_sg.c — the SimGrid backend of the OS seam (runtime/os/os.h).
+ *
+ * Threads are actors, placed on the platform host the caller names;
+ * mutexes and conditions are SimGrid's; time is the simulated clock.
+ * The seam's objects are fixed-size zeroed storage (static initializers
+ * are zeros): the SimGrid object is created on first use and the storage
+ * marked with a magic word, so a mutex last used by the posix backend (a
+ * real run before this simulated one) starts afresh. One actor runs at a
+ * time, so that lazy creation needs no lock.
+ *
+ * Calls from outside any actor are refused with a message: a thread made
+ * with plain pthread_create cannot take part in a simulation (SimGrid
+ * 3.32 cannot attach it safely), and maestro may not block. Once the
+ * simulation is over (hijack boot: atexit handlers in maestro) the process
+ * is single-threaded and the locks do nothing.
+ */
+#include "sim/sg_internal.h"
+
+#include <simgrid/cond.h>
+#include <simgrid/engine.h>
+#include <simgrid/mutex.h>
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SG_MAGIC_MUTEX 0x56454c414d555458ull	/* "VELAMUTX" */
+#define SG_MAGIC_COND 0x56454c41434f4e44ull	/* "VELACOND" */
+#define SG_MAGIC_RWLOCK 0x56454c4152574c4bull	/* "VELARWLK" */
+
+struct sg_mutex_st
+{
+	uint64_t magic;
+	sg_mutex_t m;
+	struct sg_thread *owner;	/* while locked */
+	unsigned depth;			/* recursive locks held by owner */
+	int recursive;
+};
+
+struct sg_cond_st
+{
+	uint64_t magic;
+	sg_cond_t c;
+};
+
+/* Writer preference is not needed by the runtime; readers and one writer
+ * over a mutex and a condition. */
+struct sg_rwlock_st
+{
+	uint64_t magic;
+	sg_mutex_t m;
+	sg_cond_t c;
+	unsigned readers;
+	int writer;
+};
+
+_Static_assert(sizeof(struct sg_mutex_st) <= sizeof(os_mutex_t), "os_mutex_t too small");
+_Static_assert(sizeof(struct sg_cond_st) <= sizeof(os_cond_t), "os_cond_t too small");
+_Static_assert(sizeof(struct sg_rwlock_st) <= sizeof(os_rwlock_t), "os_rwlock_t too small");
+
+/* The calling thread, or NULL when the simulation is over; dies with the
+ * reason when called from outside the simulation while it runs. */
+static struct sg_thread *self_or_die(const char *op)
+{
+	struct sg_thread *t = sg_self();
+	if (__builtin_expect(t != NULL, 1) || sg_over)
+		return t;
+	fprintf(stderr, "[vela] fatal: %s called from a thread that is not part of the simulation: with STARPU_SIMGRID=1 "
+		"only main() and threads made by Vela (starpu_pthread_create) may call Vela; threads made with "
+		"pthread_create cannot (a SimGrid limitation)\n", op);
+	abort();
+}
+
+/* ------------------------------------------------------------------ */
+/* Threads. */
+
+static void run_key_destructors(struct sg_thread *t);
+
+static void trampoline(int argc, char **argv)
+{
+	(void) argc;
+	(void) argv;
+	struct sg_thread *t = sg_self();
+	t->ret = t->fn(t->arg);
+	run_key_destructors(t);
+	if (t->detached)
+	{
+		sg_actor_self_set_data(NULL);
+		free(t);
+	}
+}
+
+static int sg_thread_create(os_thread_t *thread, const struct os_thread_attr *attr, void *(*fn)(void *), void *arg)
+{
+	self_or_die("os_thread_create");
+	sg_host_t host = sg_host_self();
+	if (attr && attr->host)
+	{
+		host = sg_host_by_name(attr->host);
+		if (!host)
+		{
+			fprintf(stderr, "[vela] error: cannot start thread '%s': the simulated platform has no host '%s'\n",
+				attr->name ? attr->name : "?", attr->host);
+			return ENOENT;
+		}
+	}
+	struct sg_thread *t = calloc(1, sizeof(*t));
+	if (!t)
+		return ENOMEM;
+	t->fn = fn;
+	t->arg = arg;
+	t->detached = attr && attr->detached;
+	sg_actor_t a = sg_actor_init(attr && attr->name ? attr->name : "thread", host);
+	sg_actor_set_data(a, t);
+	if (!t->detached)
+		sg_actor_ref(a);	/* dropped by join */
+	t->actor = a;
+	*thread = (os_thread_t) t;
+	sg_actor_start(a, trampoline, 0, NULL);
+	return 0;
+}
+
+static int sg_thread_join(os_thread_t thread, void **retval)
+{
+	struct sg_thread *t = (struct sg_thread *) thread;
+	self_or_die("os_thread_join");
+	if (!t || t->detached)
+		return EINVAL;
+	sg_actor_join(t->actor, -1);
+	sg_actor_unref(t->actor);
+	if (retval)
+		*retval = t->ret;
+	free(t);
+	return 0;
+}
+
+static os_thread_t sg_thread_self(void)
+{
+	return (os_thread_t) sg_self();
+}
+
+static void sg_thread_exit(void *retval)
+{
+	struct sg_thread *t = self_or_die("starpu_pthread_exit");
+	if (!t)
+		exit(0);
+	t->ret = retval;
+	run_key_destructors(t);
+	if (t->detached)
+	{
+		sg_actor_self_set_data(NULL);
+		free(t);
+	}
+	sg_actor_exit();
+}
+
+/* ------------------------------------------------------------------ */
+/* Keys: slots in each actor's struct sg_thread. */
+
+static unsigned nkeys;
+static void (*key_destructors[SG_MAX_KEYS])(void *);
+
+static int sg_key_create(os_key_t *key, void (*destructor)(void *))
+{
+	if (nkeys >= SG_MAX_KEYS)
+		return EAGAIN;
+	key_destructors[nkeys] = destructor;
+	*key = nkeys++;
+	return 0;
+}
+
+static int sg_key_delete(os_key_t key)
+{
+	if (key >= nkeys)
+		return EINVAL;
+	key_destructors[key] = NULL;
+	return 0;
+}
+
+static void *sg_getspecific(os_key_t key)
+{
+	struct sg_thread *t = sg_self();
+	return t && key < SG_MAX_KEYS ? t->keys[key] : NULL;
+}
+
+static int sg_setspecific(os_key_t key, const void *value)
+{
+	struct sg_thread *t = self_or_die("os_setspecific");
+	if (!t || key >= SG_MAX_KEYS)
+		return EINVAL;
+	t->keys[key] = (void *) value;
+	return 0;
+}
+
+static void run_key_destructors(struct sg_thread *t)
+{
+	for (unsigned k = 0; k < nkeys; k++)
+		if (t->keys[k] && key_destructors[k])
+		{
+			void *v = t->keys[k];
+			t->keys[k] = NULL;
+			key_destructors[k](v);
+		}
+}
+
+/* ------------------------------------------------------------------ */
+/* Mutexes. */
+
+static struct sg_mutex_st *mutex_get(os_mutex_t *mutex)
+{
+	struct sg_mutex_st *s = (struct sg_mutex_st *) (void *) mutex;
+	if (__builtin_expect(s->magic != SG_MAGIC_MUTEX, 0))
+	{
+		memset(s, 0, sizeof(*s));
+		s->m = sg_mutex_init();
+		s->magic = SG_MAGIC_MUTEX;
+	}
+	return s;
+}
+
+static int sg_mutex_init_(os_mutex_t *mutex, int recursive)
+{
+	memset(mutex, 0, sizeof(*mutex));
+	if (sg_over)
+		return 0;
+	struct sg_mutex_st *s = mutex_get(mutex);
+	s->recursive = recursive;
+	return 0;
+}
+
+static int sg_mutex_destroy_(os_mutex_t *mutex)
+{
+	struct sg_mutex_st *s = (struct sg_mutex_st *) (void *) mutex;
+	if (s->magic == SG_MAGIC_MUTEX && !sg_over)
+		sg_mutex_destroy(s->m);
+	memset(mutex, 0, sizeof(*mutex));
+	return 0;
+}
+
+static int sg_mutex_lock_(os_mutex_t *mutex)
+{
+	struct sg_thread *me = self_or_die("mutex_lock");
+	if (!me)
+		return 0;
+	struct sg_mutex_st *s = mutex_get(mutex);
+	if (s->owner == me)
+	{
+		if (!s->recursive)
+			return EDEADLK;
+		s->depth++;
+		return 0;
+	}
+	sg_mutex_lock(s->m);
+	s->owner = me;
+	s->depth = 1;
+	return 0;
+}
+
+static int sg_mutex_trylock_(os_mutex_t *mutex)
+{
+	struct sg_thread *me = self_or_die("mutex_trylock");
+	if (!me)
+		return 0;
+	struct sg_mutex_st *s = mutex_get(mutex);
+	if (s->owner == me && s->recursive)
+	{
+		s->depth++;
+		return 0;
+	}
+	if (!sg_mutex_try_lock(s->m))
+		return EBUSY;
+	s->owner = me;
+	s->depth = 1;
+	return 0;
+}
+
+static int sg_mutex_unlock_(os_mutex_t *mutex)
+{
+	struct sg_thread *me = self_or_die("mutex_unlock");
+	if (!me)
+		return 0;
+	struct sg_mutex_st *s = mutex_get(mutex);
+	if (s->owner != me)
+		return EPERM;
+	if (--s->depth > 0)
+		return 0;
+	s->owner = NULL;
+	sg_mutex_unlock(s->m);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Conditions. */
+
+static struct sg_cond_st *cond_get(os_cond_t *cond)
+{
+	struct sg_cond_st *s = (struct sg_cond_st *) (void *) cond;
+	if (__builtin_expect(s->magic != SG_MAGIC_COND, 0))
+	{
+		memset(s, 0, sizeof(*s));
+		s->c = sg_cond_init();
+		s->magic = SG_MAGIC_COND;
+	}
+	return s;
+}
+
+static int sg_cond_init_(os_cond_t *cond)
+{
+	memset(cond, 0, sizeof(*cond));
+	if (!sg_over)
+		cond_get(cond);
+	return 0;
+}
+
+static int sg_cond_destroy_(os_cond_t *cond)
+{
+	struct sg_cond_st *s = (struct sg_cond_st *) (void *) cond;
+	if (s->magic == SG_MAGIC_COND && !sg_over)
+		sg_cond_destroy(s->c);
+	memset(cond, 0, sizeof(*cond));
+	return 0;
+}
+
+static int sg_cond_signal_(os_cond_t *cond)
+{
+	if (!self_or_die("cond_signal"))
+		return 0;
+	sg_cond_notify_one(cond_get(cond)->c);
+	return 0;
+}
+
+static int sg_cond_broadcast_(os_cond_t *cond)
+{
+	if (!self_or_die("cond_broadcast"))
+		return 0;
+	sg_cond_notify_all(cond_get(cond)->c);
+	return 0;
+}
+
+/* Waits with the mutex released whatever its recursion depth, as
+ * pthread_cond_wait does for a mutex locked once. */
+static int cond_wait_common(os_cond_t *cond, os_mutex_t *mutex, double delay_s, int timed)
+{
+	struct sg_thread *me = self_or_die("cond_wait");
+	if (!me)
+	{
+		fprintf(stderr, "[vela] fatal: a condition wait after the end of the simulation would never return\n");
+		abort();
+	}
+	struct sg_mutex_st *m = mutex_get(mutex);
+	if (m->owner != me)
+		return EPERM;
+	struct sg_cond_st *c = cond_get(cond);
+	unsigned depth = m->depth;
+	m->owner = NULL;
+	m->depth = 0;
+	int timedout = 0;
+	if (timed)
+		timedout = sg_cond_wait_for(c->c, m->m, delay_s > 0 ? delay_s : 0);
+	else
+		sg_cond_wait(c->c, m->m);
+	m->owner = me;
+	m->depth = depth;
+	return timedout ? ETIMEDOUT : 0;
+}
+
+static int sg_cond_wait_(os_cond_t *cond, os_mutex_t *mutex)
+{
+	return cond_wait_common(cond, mutex, 0, 0);
+}
+
+static int sg_cond_timedwait_(os_cond_t *cond, os_mutex_t *mutex, double deadline_us)
+{
+	return cond_wait_common(cond, mutex, deadline_us * 1e-6 - simgrid_get_clock(), 1);
+}
+
+/* ------------------------------------------------------------------ */
+/* Reader-writer locks. */
+
+static struct sg_rwlock_st *rwlock_get(os_rwlock_t *rwlock)
+{
+	struct sg_rwlock_st *s = (struct sg_rwlock_st *) (void *) rwlock;
+	if (__builtin_expect(s->magic != SG_MAGIC_RWLOCK, 0))
+	{
+		memset(s, 0, sizeof(*s));
+		s->m = sg_mutex_init();
+		s->c = sg_cond_init();
+		s->magic = SG_MAGIC_RWLOCK;
+	}
+	return s;
+}
+
+static int sg_rwlock_init_(os_rwlock_t *rwlock)
+{
+	memset(rwlock, 0, sizeof(*rwlock));
+	if (!sg_over)
+		rwlock_get(rwlock);
+	return 0;
+}
+
+static int sg_rwlock_destroy_(os_rwlock_t *rwlock)
+{
+	struct sg_rwlock_st *s = (struct sg_rwlock_st *) (void *) rwlock;
+	if (s->magic == SG_MAGIC_RWLOCK && !sg_over)
+	{
+		sg_cond_destroy(s->c);
+		sg_mutex_destroy(s->m);
+	}
+	memset(rwlock, 0, sizeof(*rwlock));
+	return 0;
+}
+
+static int rwlock_acquire(os_rwlock_t *rwlock, int write, int try)
+{
+	if (!self_or_die(write ? "rwlock_wrlock" : "rwlock_rdlock"))
+		return 0;
+	struct sg_rwlock_st *s = rwlock_get(rwlock);
+	int ret = 0;
+	sg_mutex_lock(s->m);
+	for (;;)
+	{
+		int busy = write ? (s->writer || s->readers) : s->writer;
+		if (!busy)
+			break;
+		if (try)
+		{
+			ret = EBUSY;
+			break;
+		}
+		sg_cond_wait(s->c, s->m);
+	}
+	if (!ret)
+	{
+		if (write)
+			s->writer = 1;
+		else
+			s->readers++;
+	}
+	sg_mutex_unlock(s->m);
+	return ret;
+}
+
+static int sg_rwlock_rdlock_(os_rwlock_t *rwlock)
+{
+	return rwlock_acquire(rwlock, 0, 0);
+}
+
+static int sg_rwlock_tryrdlock_(os_rwlock_t *rwlock)
+{
+	return rwlock_acquire(rwlock, 0, 1);
+}
+
+static int sg_rwlock_wrlock_(os_rwlock_t *rwlock)
+{
+	return rwlock_acquire(rwlock, 1, 0);
+}
+
+static int sg_rwlock_trywrlock_(os_rwlock_t *rwlock)
+{
+	return rwlock_acquire(rwlock, 1, 1);
+}
+
+static int sg_rwlock_unlock_(os_rwlock_t *rwlock)
+{
+	if (!self_or_die("rwlock_unlock"))
+		return 0;
+	struct sg_rwlock_st *s = rwlock_get(rwlock);
+	sg_mutex_lock(s->m);
+	if (s->writer)
+		s->writer = 0;
+	else if (s->readers)
+		s->readers--;
+	sg_cond_notify_all(s->c);
+	sg_mutex_unlock(s->m);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Time. */
+
+static double sg_now_us(void)
+{
+	return simgrid_get_clock() * 1e6;
+}
+
+static void sg_sleep_us(double us)
+{
+	if (!self_or_die("sleep") || !(us > 0))
+		return;
+	sg_actor_sleep_for(us * 1e-6);
+}
+
+/* sg_actor_yield alone would livelock a polling loop (simulated time
+ * cannot advance while an actor is runnable): let a nanosecond pass. */
+static void sg_yield_(void)
+{
+	if (self_or_die("yield"))
+		sg_actor_sleep_for(1e-9);
+}
+
+const struct os_ops os_sg_ops = {
+	.version = OS_OPS_VERSION,
+	.name = "simgrid",
+	.simulated = 1,
+	.thread_create = sg_thread_create,
+	.thread_join = sg_thread_join,
+	.thread_self = sg_thread_self,
+	.thread_exit = sg_thread_exit,
+	.thread_setname = NULL,
+	.key_create = sg_key_create,
+	.key_delete = sg_key_delete,
+	.getspecific = sg_getspecific,
+	.setspecific = sg_setspecific,
+	.mutex_init = sg_mutex_init_,
+	.mutex_destroy = sg_mutex_destroy_,
+	.mutex_lock = sg_mutex_lock_,
+	.mutex_trylock = sg_mutex_trylock_,
+	.mutex_unlock = sg_mutex_unlock_,
+	.cond_init = sg_cond_init_,
+	.cond_destroy = sg_cond_destroy_,
+	.cond_signal = sg_cond_signal_,
+	.cond_broadcast = sg_cond_broadcast_,
+	.cond_wait = sg_cond_wait_,
+	.cond_timedwait = sg_cond_timedwait_,
+	.rwlock_init = sg_rwlock_init_,
+	.rwlock_destroy = sg_rwlock_destroy_,
+	.rwlock_rdlock = sg_rwlock_rdlock_,
+	.rwlock_tryrdlock = sg_rwlock_tryrdlock_,
+	.rwlock_wrlock = sg_rwlock_wrlock_,
+	.rwlock_trywrlock = sg_rwlock_trywrlock_,
+	.rwlock_unlock = sg_rwlock_unlock_,
+	.now_us = sg_now_us,
+	.sleep_us = sg_sleep_us,
+	.yield = sg_yield_,
+	.timestamp_ns = NULL,
+};

@@ -1,0 +1,36 @@
+// sg_compat.cpp — the few things the SimGrid 3.32 C API does not offer,
+// as C functions (see sg_internal.h).
+#include <simgrid/engine.h>
+#include <simgrid/s4u/Actor.hpp>
+
+#include <cstdio>
+#include <exception>
+
+struct sg_thread;
+
+extern "C" struct sg_thread *sg_self(void)
+{
+	// Actor::self() is non-null in maestro too, where blocking is forbidden.
+	simgrid::s4u::Actor *a = simgrid::s4u::Actor::self();
+	if (a == nullptr || simgrid::s4u::Actor::is_maestro())
+		return nullptr;
+	return a->get_data<struct sg_thread>();
+}
+
+extern "C" int sg_load_platform(const char *path, char *err, size_t errsize)
+{
+	try
+	{
+		simgrid_load_platform(path);
+		return 0;
+	}
+	catch (const std::exception &e)
+	{
+		std::snprintf(err, errsize, "%s", e.what());
+	}
+	catch (...)
+	{
+		std::snprintf(err, errsize, "unknown error");
+	}
+	return -1;
+}

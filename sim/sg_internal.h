@@ -1,0 +1,56 @@
+/* sg_internal.h — what the files of the simulation plugin share. Only
+ * sim/ includes SimGrid headers; every difference between SimGrid versions
+ * belongs in sg_compat.cpp and here.
+ */
+#ifndef VELA_SG_INTERNAL_H
+#define VELA_SG_INTERNAL_H
+
+#include "sim/sim.h"
+#include "os/os.h"
+
+#include <simgrid/actor.h>
+#include <simgrid/host.h>
+#include <stddef.h>
+
+#define SG_MAX_KEYS 64
+
+/* A runtime thread: one actor (main, workers, application threads made
+ * with starpu_pthread_create). It is the actor's data, so the thread's
+ * keys are per actor: __thread variables are shared by all actors on raw
+ * contexts. Owned by the thread's creator until joined (or by the thread
+ * itself when detached). */
+struct sg_thread
+{
+	void *(*fn)(void *);
+	void *arg;
+	void *ret;
+	sg_actor_t actor;
+	int detached;
+	void *keys[SG_MAX_KEYS];
+};
+
+/* libvela's callbacks (plugin.c). */
+extern const struct sim_core *sg_core;
+/* Set once the simulation has ended: the process is single-threaded
+ * again, and the seam's locks become no-ops. */
+extern int sg_over;
+
+extern const struct os_ops os_sg_ops;
+extern const struct drv_ops drv_sg_cpu_ops;
+
+/* boot.c */
+int sg_boot_hijack(const struct sim_boot *b, sim_main_fn main, int argc, char **argv, char **envp,
+		   int *main_ret, char *err, size_t errsize);
+int sg_boot_attach(const struct sim_boot *b, char *err, size_t errsize);
+void sg_detach(void);
+unsigned sg_ncpus(void);
+
+/* sg_compat.cpp: what the C API of SimGrid 3.32 lacks. */
+/* The calling actor's struct sg_thread; NULL outside any actor (a plain
+ * pthread, or maestro). */
+struct sg_thread *sg_self(void);
+/* simgrid_load_platform without letting a C++ exception through: 0, or -1
+ * with SimGrid's reason in err. */
+int sg_load_platform(const char *path, char *err, size_t errsize);
+
+#endif /* VELA_SG_INTERNAL_H */
