@@ -8,6 +8,7 @@
  * pop). A third thread also creates, feeds and deletes a short-lived
  * context now and then, whose tasks must all run once too.
  *
+ * VELA_CTX_STRESS_POLICY=name limits the "other builtins" case to one policy.
  * VELA_CTX_STRESS_TASKS sets the number of tasks per policy (default
  * 100,000: about 0.1 s per policy on 2 cores).
  */
@@ -169,12 +170,33 @@ static void test_random(void) { run("random"); }
 static void test_ws(void) { run("ws"); }
 static void test_lws(void) { run("lws"); }
 
+/* Every other built-in policy (component trees, dm family, ...): each must
+ * keep its queued tasks when workers come and go. */
+static void test_other_builtins(void)
+{
+	static const char *const covered[] = { "eager", "prio", "random", "ws", "lws", NULL };
+	/* VELA_CTX_STRESS_POLICY=name: only that one (to chase a failure). */
+	const char *only = getenv("VELA_CTX_STRESS_POLICY");
+	struct starpu_sched_policy **all = starpu_sched_get_predefined_policies();
+	for (unsigned i = 0; all[i]; i++)
+	{
+		if (only && strcmp(only, all[i]->policy_name) != 0)
+			continue;
+		int seen = 0;
+		for (unsigned j = 0; covered[j]; j++)
+			seen |= strcmp(all[i]->policy_name, covered[j]) == 0;
+		if (!seen)
+			run(all[i]->policy_name);
+	}
+}
+
 static const struct vtest_case cases[] = {
 	{ "resize_eager", test_eager },
 	{ "resize_prio", test_prio },
 	{ "resize_random", test_random },
 	{ "resize_ws", test_ws },
 	{ "resize_lws", test_lws },
+	{ "resize_other_builtins", test_other_builtins },
 	VTEST_END
 };
 

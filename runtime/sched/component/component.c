@@ -289,9 +289,12 @@ void starpu_sched_component_destroy_rec(struct starpu_sched_component *component
 
 /* ---- predictions ---- */
 
+/* The workers a component may hand tasks to: those of its context once it
+ * belongs to a tree (a queue whose workers all left the context is not
+ * usable, or tasks pushed there would never be pulled), else all below it. */
 static struct starpu_bitmap *usable_workers(struct starpu_sched_component *c)
 {
-	if (c->workers_in_ctx && starpu_bitmap_cardinal(c->workers_in_ctx))
+	if (c->tree && c->workers_in_ctx)
 		return c->workers_in_ctx;
 	return c->workers;
 }
@@ -307,7 +310,8 @@ int comp_can_run(struct starpu_sched_component *to, struct starpu_task *task)
 		return 1;
 	int wid = worker_comp_id(to);
 	if (wid >= 0)
-		return starpu_worker_can_execute_task_first_impl((unsigned) wid, task, NULL);
+		return starpu_bitmap_get(usable_workers(to), wid) &&
+			starpu_worker_can_execute_task_first_impl((unsigned) wid, task, NULL);
 	return starpu_sched_component_can_execute_task(to, task);
 }
 
