@@ -48,6 +48,8 @@ static double cost(struct starpu_task *task, struct starpu_perfmodel_arch *arch,
 
 static struct starpu_perfmodel model = { .type = STARPU_PER_ARCH, .arch_cost_function = cost };
 static struct starpu_codelet modelled_cl = { .cpu_funcs = { kernel }, .nbuffers = 0, .model = &model, .name = "modelled" };
+static struct starpu_perfmodel history = { .type = STARPU_HISTORY_BASED, .symbol = "vtest_sim_history" };
+static struct starpu_codelet history_cl = { .cpu_funcs = { kernel }, .nbuffers = 0, .model = &history, .name = "history" };
 static struct starpu_codelet unmodelled_cl = { .cpu_funcs = { kernel }, .nbuffers = 0, .name = "unmodelled" };
 
 static int submit_and_wait(struct starpu_codelet *cl, int n, double *makespan)
@@ -103,6 +105,8 @@ static int child_main(const char *scenario)
 		ret = submit_and_wait(&modelled_cl, n, &makespan);
 	else if (!strcmp(scenario, "nomodel"))
 		ret = submit_and_wait(&unmodelled_cl, n, &makespan);
+	else if (!strcmp(scenario, "history"))
+		ret = submit_and_wait(&history_cl, n, &makespan);
 	else if (!strcmp(scenario, "pthread"))
 	{
 		pthread_t th;
@@ -305,6 +309,34 @@ static void test_no_model(void)
 	CU_ASSERT_PTR_NULL(strstr(c.err, "unmodelled"));
 }
 
+/* A simulated kernel lasts what the model predicts (here the fallback, the
+ * history being empty): recording that as a measurement would feed the
+ * model its own output, so a simulated run never writes a sample, even
+ * with STARPU_CALIBRATE=1. */
+static void test_no_calibration_in_simulation(void)
+{
+	NEED_SIMGRID();
+	char home[] = "/tmp/vtest_sim_homeXXXXXX";
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(home));
+	char home_env[64], dir[128], cmd[256];
+	snprintf(home_env, sizeof(home_env), "STARPU_HOME=%s", home);
+	const char *env[] = { "STARPU_SIMGRID=1", "VTEST_SIM_N=40", "STARPU_SIMGRID_DEFAULT_TASK_US=5",
+			      "STARPU_CALIBRATE=1", home_env, "STARPU_PERF_MODEL_DIR", NULL };
+	struct child c;
+	run_child("history", env, &c);
+	CU_ASSERT(exited_ok(&c));
+	CU_ASSERT_EQUAL(c.ret, 0);
+	CU_ASSERT_EQUAL(c.sim, 1);
+	CU_ASSERT_EQUAL(c.executed, 0);
+	CU_ASSERT(close_to(c.makespan, 10 * 5.0));
+	/* No model file for the symbol appeared. */
+	snprintf(dir, sizeof(dir), "%s/.starpu/sampling/codelets/45", home);
+	snprintf(cmd, sizeof(cmd), "ls %s 2>/dev/null | grep -q '^vtest_sim_history'", dir);
+	CU_ASSERT_NOT_EQUAL(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", home);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
 static void test_plugin_missing(void)
 {
 	/* Both boots, and in a build without SimGrid. */
@@ -374,6 +406,7 @@ static const struct vtest_case cases[] = {
 	{ "real run, then simulated, in one process", test_real_then_simulated },
 	{ "STARPU_NCPU restricts simulated CPUs", test_ncpu_restricts },
 	{ "task without a model", test_no_model },
+	{ "simulated runs record no calibration", test_no_calibration_in_simulation },
 	{ "plugin cannot be loaded", test_plugin_missing },
 	{ "missing or corrupt platform", test_bad_platform },
 	{ "plain pthread calling Vela", test_plain_pthread },
