@@ -427,10 +427,7 @@ struct starpu_task *cq_take_for(struct comp_queue *q, struct starpu_sched_compon
 		if (comp_can_run(to, t))
 		{
 			starpu_task_list_erase(&q->list, t);
-			q->ntasks--;
-			q->exp_len -= comp_task_len(t);
-			if (q->ntasks == 0 || q->exp_len < 0)
-				q->exp_len = 0.0;
+			cq_count(q, -1, -comp_task_len(t));
 			return t;
 		}
 	return NULL;
@@ -438,12 +435,13 @@ struct starpu_task *cq_take_for(struct comp_queue *q, struct starpu_sched_compon
 
 void cq_drain(struct comp_queue *q, struct starpu_task_list *out)
 {
+	int moved = 0;
 	os_mutex_lock(&q->lock);
 	while (!starpu_task_list_empty(&q->list))
 	{
 		starpu_task_list_push_back(out, starpu_task_list_pop_front(&q->list));
-		q->ntasks--;
+		moved++;
 	}
-	q->exp_len = 0.0;
+	cq_count(q, -moved, -q->exp_len);
 	os_mutex_unlock(&q->lock);
 }

@@ -58,6 +58,16 @@ struct comp_queue
 	int by_prio;
 };
 
+/* Changes the counters, under q->lock; lock-free readers (the load and end
+ * estimates) read them with atomic loads, so they are written atomically. */
+static inline void cq_count(struct comp_queue *q, int dn, double dlen)
+{
+	int n = q->ntasks + dn;
+	double len = q->exp_len + dlen;
+	__atomic_store_n(&q->ntasks, n, __ATOMIC_RELAXED);
+	store_d(&q->exp_len, (n == 0 || len < 0) ? 0.0 : len);
+}
+
 void cq_init(struct comp_queue *q, int by_prio);
 /* Under q->lock. */
 void cq_insert(struct comp_queue *q, struct starpu_task *task);

@@ -48,8 +48,7 @@ static void putback(struct comp_queue *q, struct starpu_task *t)
 			u->prev = t;
 		}
 	}
-	q->ntasks++;
-	q->exp_len += comp_task_len(t);
+	cq_count(q, 1, comp_task_len(t));
 	os_mutex_unlock(&q->lock);
 }
 
@@ -65,8 +64,7 @@ static int fifo_push(struct starpu_sched_component *c, struct starpu_task *task)
 		os_mutex_unlock(&d->q.lock);
 		return 1;
 	}
-	d->q.ntasks++;	/* the slot is ours from now on */
-	d->q.exp_len += len;
+	cq_count(&d->q, 1, len);	/* the slot is ours from now on */
 	int prefetch_for = -1;
 	if (bounded(d) && starpu_bitmap_cardinal(c->workers) == 1)
 		prefetch_for = starpu_bitmap_first(c->workers);

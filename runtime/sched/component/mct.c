@@ -156,7 +156,7 @@ static int heft_pump(struct starpu_sched_component *c)
 				u->prev->next = t;
 				u->prev = t;
 			}
-			d->q.ntasks++;
+			cq_count(&d->q, 1, 0.0);
 			os_mutex_unlock(&d->q.lock);
 			break;
 		}
@@ -170,7 +170,7 @@ static int heft_push(struct starpu_sched_component *c, struct starpu_task *task)
 	struct heft_comp *d = c->data;
 	os_mutex_lock(&d->q.lock);
 	cq_insert(&d->q, task);
-	d->q.ntasks++;
+	cq_count(&d->q, 1, 0.0);
 	os_mutex_unlock(&d->q.lock);
 	heft_pump(c);
 	return 0;

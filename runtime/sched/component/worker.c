@@ -28,8 +28,7 @@ static int worker_push(struct starpu_sched_component *c, struct starpu_task *tas
 	struct worker_comp *d = c->data;
 	os_mutex_lock(&d->q.lock);
 	cq_insert(&d->q, task);
-	d->q.ntasks++;
-	d->q.exp_len += comp_task_len(task);
+	cq_count(&d->q, 1, comp_task_len(task));
 	os_mutex_unlock(&d->q.lock);
 	worker_wake(worker_get(d->workerid));
 	return 0;

@@ -23,8 +23,7 @@ static void store(struct starpu_sched_component *c, unsigned i, struct starpu_ta
 	struct ws_comp *d = c->data;
 	os_mutex_lock(&d->q[i].lock);
 	cq_insert(&d->q[i], task);
-	d->q[i].ntasks++;
-	d->q[i].exp_len += comp_task_len(task);
+	cq_count(&d->q[i], 1, comp_task_len(task));
 	os_mutex_unlock(&d->q[i].lock);
 	/* The owner first; if it is busy, any idle worker may steal. */
 	struct starpu_sched_component *ch = c->children[i];
