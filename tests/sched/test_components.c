@@ -394,6 +394,96 @@ static void test_perfmodel_select(void)
 	model_env_done();
 }
 
+/* best_implementation: calibrates each implementation, then runs the
+ * fastest. */
+static atomic_int impl_runs[2];
+static atomic_int last_impl;
+
+static void spin_for(double us)
+{
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	while ((b.tv_sec - a.tv_sec) * 1e6 + (b.tv_nsec - a.tv_nsec) / 1e3 < us);
+}
+
+static void slow_impl(void *buffers[], void *arg)
+{
+	(void) buffers; (void) arg;
+	spin_for(400.0);
+	atomic_fetch_add(&impl_runs[0], 1);
+	atomic_store(&last_impl, 0);
+}
+
+static void fast_impl(void *buffers[], void *arg)
+{
+	(void) buffers; (void) arg;
+	spin_for(40.0);
+	atomic_fetch_add(&impl_runs[1], 1);
+	atomic_store(&last_impl, 1);
+}
+
+static struct starpu_perfmodel impl_model = {
+	.type = STARPU_HISTORY_BASED,
+	.symbol = "vtest_components_impl",
+};
+
+static struct starpu_codelet cl_two_impls = {
+	.cpu_funcs = { slow_impl, fast_impl },
+	.nbuffers = 0,
+	.model = &impl_model,
+	.name = "two_impls",
+};
+
+static void best_impl_init(unsigned ctx)
+{
+	struct starpu_sched_tree *t = starpu_sched_tree_create(ctx);
+	struct starpu_sched_component *bi = starpu_sched_component_best_implementation_create(t, NULL);
+	starpu_sched_component_connect(bi, starpu_sched_component_worker_get(ctx, 0));
+	t->root = bi;
+	starpu_sched_ctx_set_policy_data(ctx, t);
+	starpu_sched_tree_update_workers(t);
+}
+
+static struct starpu_sched_policy best_impl_policy = {
+	.init_sched = best_impl_init,
+	.deinit_sched = starpu_sched_tree_deinitialize,
+	.add_workers = starpu_sched_tree_add_workers,
+	.remove_workers = starpu_sched_tree_remove_workers,
+	.push_task = starpu_sched_tree_push_task,
+	.pop_task = starpu_sched_tree_pop_task,
+	.pre_exec_hook = starpu_sched_component_worker_pre_exec_hook,
+	.post_exec_hook = starpu_sched_component_worker_post_exec_hook,
+	.policy_name = "vtest-best-impl",
+	.policy_description = "best_implementation above one worker",
+};
+
+static void test_best_implementation(void)
+{
+	model_env();	/* STARPU_CALIBRATE_MINIMUM=3 */
+	CU_ASSERT_FATAL(start(NULL, &best_impl_policy, 1) == 0);
+	atomic_store(&impl_runs[0], 0);
+	atomic_store(&impl_runs[1], 0);
+	int fast_at_end = 0;
+	for (int i = 0; i < 20; i++)
+	{
+		struct starpu_task *task = starpu_task_create();
+		task->cl = &cl_two_impls;
+		task->synchronous = 1;
+		CU_ASSERT(starpu_task_submit(task) == 0);
+		if (i >= 10)
+			fast_at_end += atomic_load(&last_impl) == 1;
+	}
+	/* Each implementation ran until calibrated (3 samples), then only
+	 * the fast one. */
+	CU_ASSERT(atomic_load(&impl_runs[0]) >= 3 && atomic_load(&impl_runs[0]) <= 5);
+	CU_ASSERT(atomic_load(&impl_runs[1]) >= 15);
+	CU_ASSERT_EQUAL(fast_at_end, 10);
+	starpu_shutdown();
+	model_env_done();
+}
+
 /* ---- invalid trees ---- */
 
 static void test_bad_tree_cycle(void)
@@ -553,6 +643,7 @@ static const struct vtest_case mapping_cases[] = {
 	{ "work_stealing", test_work_stealing },
 	{ "mct_and_heft", test_mct_and_heft },
 	{ "perfmodel_select", test_perfmodel_select },
+	{ "best_implementation", test_best_implementation },
 	VTEST_END
 };
 

@@ -1,7 +1,9 @@
 /* select.c — the special-purpose components: perfmodel_select routes a
  * task by the state of its model (needs calibration / no model /
- * calibrated), best_implementation records the predicted length of the
- * best implementation before passing the task to its only child.
+ * calibrated), best_implementation picks the implementation of least
+ * predicted length for the workers below it (an uncalibrated one first, so
+ * that it gets measured), records it with starpu_task_set_implementation and
+ * its prediction in task->predicted, and passes the task to its only child.
  */
 #include "sched/component/component_internal.h"
 
@@ -61,26 +63,33 @@ static int best_impl_push(struct starpu_sched_component *c, struct starpu_task *
 		return 1;
 	unsigned ctx = c->tree ? c->tree->sched_ctx_id : 0;
 	struct starpu_bitmap *ws = starpu_bitmap_cardinal(c->workers_in_ctx) ? c->workers_in_ctx : c->workers;
+	/* The workers below are of one kind (the component sits above one
+	 * worker, or a homogeneous group): the first capable one decides. */
 	for (int w = starpu_bitmap_first(ws); w >= 0; w = starpu_bitmap_next(ws, w))
 	{
 		double best = INFINITY;
-		int found = 0;
+		int best_impl = -1;
 		for (unsigned impl = 0; impl < STARPU_MAXIMPLEMENTATIONS; impl++)
 		{
 			if (!starpu_worker_can_execute_task((unsigned) w, task, impl))
 				continue;
-			found = 1;
 			double l = starpu_task_expected_length(task, starpu_worker_get_perf_archtype(w, ctx), impl);
 			if (isnan(l))
 			{
+				/* Not calibrated: run this one, so that it gets measured. */
 				best = NAN;
+				best_impl = (int) impl;
 				break;
 			}
-			if (l < best)
+			if (best_impl < 0 || l < best)
+			{
 				best = l;
+				best_impl = (int) impl;
+			}
 		}
-		if (found)
+		if (best_impl >= 0)
 		{
+			starpu_task_set_implementation(task, (unsigned) best_impl);
 			task->predicted = best;
 			task->predicted_transfer = starpu_task_expected_data_transfer_time_for(task, (unsigned) w);
 			break;
