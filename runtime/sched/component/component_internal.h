@@ -27,6 +27,7 @@ struct tree_priv
 	 * tree's workers are every worker of the machine. */
 	int ctx_workers_known;
 	struct starpu_task_list fallback;	/* under fallback_lock */
+	int nfallback;				/* its length: written under the lock, read atomically without */
 	os_mutex_t fallback_lock;
 };
 

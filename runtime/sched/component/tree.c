@@ -241,6 +241,7 @@ static void fallback_push(struct tree_priv *t, struct starpu_task *task)
 	uint32_t where = worker_task_where(task);
 	os_mutex_lock(&t->fallback_lock);
 	starpu_task_list_push_back(&t->fallback, task);
+	__atomic_store_n(&t->nfallback, t->nfallback + 1, __ATOMIC_RELAXED);
 	os_mutex_unlock(&t->fallback_lock);
 	worker_wake_one_idle(t->pub.sched_ctx_id, where, 1);
 }
@@ -280,6 +281,7 @@ static struct starpu_task *fallback_pop(struct tree_priv *t, int workerid)
 		if (workerid < 0 || starpu_worker_can_execute_task_first_impl((unsigned) workerid, x, NULL))
 		{
 			starpu_task_list_erase(&t->fallback, x);
+			__atomic_store_n(&t->nfallback, t->nfallback - 1, __ATOMIC_RELAXED);
 			task = x;
 			break;
 		}
@@ -295,7 +297,7 @@ struct starpu_task *starpu_sched_tree_pop_task(unsigned sched_ctx)
 		return NULL;
 	os_rwlock_rdlock(&t->rw);
 	struct starpu_task *task = NULL;
-	if (!starpu_task_list_empty(&t->fallback))
+	if (__atomic_load_n(&t->nfallback, __ATOMIC_RELAXED))
 		task = fallback_pop(t, w);
 	if (!task && !t->invalid)
 	{

@@ -313,16 +313,25 @@ static unsigned list_candidates(struct dm_data *d, unsigned ctx, struct starpu_t
 	return n;
 }
 
+/* Whether c beats best on a tie: fewer queued tasks, then the calling
+ * worker (it is about to be free, its caches hold the data the finished task
+ * left, and no sleeping worker needs waking). */
+static int wins_tie(const struct candidate *c, const struct candidate *best, int self)
+{
+	return c->ntasks < best->ntasks || (c->ntasks == best->ntasks && c->worker == self);
+}
+
 /* The candidate to use, by the rules in the header comment. */
 static const struct candidate *choose(struct dm_data *d, const struct candidate *cands, unsigned n)
 {
 	const struct candidate *best = NULL;
+	int self = starpu_worker_get_id();
 	/* Forced calibration: an uncalibrated pair wins; the least loaded. */
 	for (unsigned i = 0; i < n; i++)
 	{
 		const struct candidate *c = &cands[i];
 		if (isnan(c->length) &&
-		    (!best || c->end < best->end || (c->end == best->end && c->ntasks < best->ntasks)))
+		    (!best || c->end < best->end || (c->end == best->end && wins_tie(c, best, self))))
 			best = c;
 	}
 	if (best)
@@ -350,7 +359,7 @@ static const struct candidate *choose(struct dm_data *d, const struct candidate 
 			if (c->end > max_end)
 				fit += d->gamma * d->idle_power * (c->end - max_end) / 1e6;
 		}
-		if (!best || fit < best_fit || (fit == best_fit && c->ntasks < best->ntasks))
+		if (!best || fit < best_fit || (fit == best_fit && wins_tie(c, best, self)))
 		{
 			best = c;
 			best_fit = fit;
