@@ -59,6 +59,12 @@ static inline int prioq_ntasks(struct task_prioq *q)
 	return atomic_load_explicit(&q->ntasks, memory_order_relaxed);
 }
 
+/* A context's single central FIFO, as the eager policy keeps it; other
+ * policies built around one FIFO (peager) use the same. */
+void sched_fifo_policy_init(unsigned ctx);
+void sched_fifo_policy_deinit(unsigned ctx);
+struct task_fifo *sched_fifo_policy_queue(unsigned ctx);
+
 /* Zeroed memory aligned for the queues above (calloc does not honour their
  * cache-line alignment). NULL on failure; free() it. */
 void *sched_zalloc_aligned(size_t size);

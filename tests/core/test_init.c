@@ -267,6 +267,13 @@ static void test_sched_policy_selection(void)
 	name = policy_with("prio", NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(name);
 	CU_ASSERT_STRING_EQUAL(name, "prio");
+	/* StarPU 1.3's names of the component-tree policies */
+	name = policy_with("modular-heft", NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(name);
+	CU_ASSERT_STRING_EQUAL(name, "tree-heft");
+	name = policy_with(NULL, "modular-eager-prefetching");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(name);
+	CU_ASSERT_STRING_EQUAL(name, "tree-eager-prefetching");
 }
 
 /* No worker at all is refused with -ENODEV. */

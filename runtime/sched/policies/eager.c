@@ -18,7 +18,7 @@ struct eager_data
 	struct task_prioq prioq;
 };
 
-static void eager_init(unsigned ctx)
+void sched_fifo_policy_init(unsigned ctx)
 {
 	struct eager_data *d = sched_zalloc_aligned(sizeof(*d));
 	if (!d)
@@ -39,12 +39,18 @@ static void prio_init(unsigned ctx)
 	starpu_sched_ctx_set_max_priority(ctx, INT_MAX);
 }
 
-static void eager_deinit(unsigned ctx)
+void sched_fifo_policy_deinit(unsigned ctx)
 {
 	struct eager_data *d = starpu_sched_ctx_get_policy_data(ctx);
 	fifo_destroy(&d->fifo);
 	free(d);
 	starpu_sched_ctx_set_policy_data(ctx, NULL);
+}
+
+struct task_fifo *sched_fifo_policy_queue(unsigned ctx)
+{
+	struct eager_data *d = starpu_sched_ctx_get_policy_data(ctx);
+	return &d->fifo;
 }
 
 static void prio_deinit(unsigned ctx)
@@ -90,8 +96,8 @@ static struct starpu_task *prio_pop(unsigned ctx)
 }
 
 struct starpu_sched_policy sched_policy_eager = {
-	.init_sched = eager_init,
-	.deinit_sched = eager_deinit,
+	.init_sched = sched_fifo_policy_init,
+	.deinit_sched = sched_fifo_policy_deinit,
 	.push_task = eager_push,
 	.pop_task = eager_pop,
 	.policy_name = "eager",

@@ -49,33 +49,11 @@ static int first_combined_id(void)
 /* ------------------------------------------------------------------ */
 /* peager */
 
-struct peager_data
-{
-	struct task_fifo fifo;
-};
-
-static void peager_init(unsigned ctx)
-{
-	struct peager_data *d = sched_zalloc_aligned(sizeof(*d));
-	if (!d)
-		abort();
-	fifo_init(&d->fifo);
-	starpu_sched_ctx_set_policy_data(ctx, d);
-}
-
-static void peager_deinit(unsigned ctx)
-{
-	struct peager_data *d = starpu_sched_ctx_get_policy_data(ctx);
-	fifo_destroy(&d->fifo);
-	free(d);
-	starpu_sched_ctx_set_policy_data(ctx, NULL);
-}
-
 static int peager_push(struct starpu_task *task)
 {
 	unsigned ctx = task->sched_ctx;
 	uint32_t where = worker_task_where(task);
-	struct peager_data *d = starpu_sched_ctx_get_policy_data(ctx);
+	struct task_fifo *q = sched_fifo_policy_queue(ctx);
 	/* The masters that may take it, found before the task may run. */
 	int masters[STARPU_NMAX_COMBINEDWORKERS], nmasters = 0;
 	if (is_parallel(task))
@@ -88,12 +66,12 @@ static int peager_push(struct starpu_task *task)
 				masters[nmasters++] = members[0];
 		}
 	}
-	fifo_push_back(&d->fifo, task);
+	fifo_push_back(q, task);
 	/* The task is not ours any more: it may already be running. */
 	for (int i = 0; i < nmasters; i++)
 		starpu_wake_worker_relax_light(masters[i]);
 	if (!nmasters)
-		worker_wake_one_idle(ctx, where, fifo_ntasks(&d->fifo));
+		worker_wake_one_idle(ctx, where, fifo_ntasks(q));
 	return 0;
 }
 
@@ -123,8 +101,7 @@ static int peager_team_for(int w, struct starpu_task *task)
 
 static struct starpu_task *peager_pop(unsigned ctx)
 {
-	struct peager_data *d = starpu_sched_ctx_get_policy_data(ctx);
-	struct task_fifo *q = &d->fifo;
+	struct task_fifo *q = sched_fifo_policy_queue(ctx);
 	if (fifo_ntasks(q) == 0)
 		return NULL;
 	int w = starpu_worker_get_id();
@@ -161,8 +138,8 @@ static struct starpu_task *peager_pop(unsigned ctx)
 }
 
 struct starpu_sched_policy sched_policy_peager = {
-	.init_sched = peager_init,
-	.deinit_sched = peager_deinit,
+	.init_sched = sched_fifo_policy_init,
+	.deinit_sched = sched_fifo_policy_deinit,
 	.push_task = peager_push,
 	.pop_task = peager_pop,
 	.policy_name = "peager",
