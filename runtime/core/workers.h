@@ -164,6 +164,24 @@ void worker_relax_off_locked(struct worker *w);
 void worker_lock(struct worker *w);
 void worker_unlock(struct worker *w);
 
+/* Whether w has announced itself idle: work queued for it alone (its local
+ * queue, a per-worker policy queue) costs the pusher a wake-up, a system
+ * call when w is already asleep. A running or polling worker looks at its
+ * queues again by itself. */
+static inline int worker_is_idle(const struct worker *w)
+{
+	int st = atomic_load_explicit(&w->status, memory_order_relaxed);
+	return st == WS_SLEEPING || st == WS_SLEEP_PENDING;
+}
+
+/* For policies choosing between equally good workers: the tasks waiting in
+ * w's local queue, plus one if w is idle (waking it costs about as much as
+ * a queued task delays the next). */
+static inline int worker_local_load(const struct worker *w)
+{
+	return atomic_load_explicit(&w->nlocal_tasks, memory_order_relaxed) + worker_is_idle(w);
+}
+
 /* Local queue (under the worker's own lock). */
 void worker_push_local(struct worker *w, struct starpu_task *task, int back);
 struct starpu_task *worker_pop_local(struct worker *w);

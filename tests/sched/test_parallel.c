@@ -430,6 +430,108 @@ static void test_pheft_mix(void)
 	CU_ASSERT_TRUE(seen >= 1 && seen <= 2);
 }
 
+/* Without a model every expected end is "now": pheft must still spread
+ * the tasks (it used to queue them all on the first worker). */
+static _Atomic int ran_on[STARPU_NMAXWORKERS];
+
+static void note_worker(void *descr[], void *arg)
+{
+	(void) descr;
+	(void) arg;
+	atomic_fetch_add(&ran_on[starpu_worker_get_id()], 1);
+	usleep(2000);
+}
+
+static void test_pheft_spreads(void)
+{
+	struct starpu_codelet cl = { .cpu_funcs = { note_worker }, .name = "pheft_spread" };
+	CU_ASSERT_EQUAL_FATAL(start("pheft", 4), 0);
+	for (int i = 0; i < STARPU_NMAXWORKERS; i++)
+		atomic_store(&ran_on[i], 0);
+	for (int i = 0; i < 32; i++)
+		CU_ASSERT_EQUAL(starpu_task_insert(&cl, 0), 0);
+	starpu_task_wait_for_all();
+	int used = 0, total = 0, most = 0;
+	for (unsigned w = 0; w < starpu_worker_get_count(); w++)
+	{
+		int k = atomic_load(&ran_on[w]);
+		used += k > 0;
+		total += k;
+		if (k > most)
+			most = k;
+	}
+	CU_ASSERT_EQUAL(total, 32);
+	/* Every worker got some; none more than half (a fair share is 8; a
+	 * push may land on a busy worker while another is still waking). */
+	CU_ASSERT_EQUAL(used, 4);
+	CU_ASSERT_TRUE(most <= 16);
+	starpu_shutdown();
+}
+
+/* A worker's local queue runs highest priority first, submission order
+ * among equals, whatever order the pushes come in. */
+static _Atomic int gate, gate_started;
+static int order[16], norder;
+
+static void wait_gate(void *descr[], void *arg)
+{
+	(void) descr;
+	(void) arg;
+	atomic_store(&gate_started, 1);
+	while (!atomic_load(&gate))
+		usleep(100);
+}
+
+static void record(void *descr[], void *arg)
+{
+	(void) descr;
+	int id;
+	starpu_codelet_unpack_args(arg, &id);
+	order[norder++] = id;	/* one worker: no race */
+}
+
+static void test_local_priorities(void)
+{
+	struct starpu_codelet gate_cl = { .cpu_funcs = { wait_gate }, .name = "gate" };
+	struct starpu_codelet rec_cl = { .cpu_funcs = { record }, .name = "record" };
+	CU_ASSERT_EQUAL_FATAL(start("pheft", 2), 0);
+	atomic_store(&gate, 0);
+	atomic_store(&gate_started, 0);
+	norder = 0;
+	CU_ASSERT_EQUAL(starpu_task_insert(&gate_cl, STARPU_EXECUTE_ON_WORKER, 0, 0), 0);
+	/* Queue the others only once worker 0 is held in the gate. */
+	while (!atomic_load(&gate_started))
+		usleep(100);
+	/* id = 10 * priority + rank among that priority. */
+	static const int prio[] = { 1, 3, 2, 3, 1, 5, 0, 2, 5, 3 };
+	int rank[6] = { 0 }, expect[10];
+	for (int i = 0; i < 10; i++)
+	{
+		int id = 10 * prio[i] + rank[prio[i]]++;
+		expect[i] = id;
+		CU_ASSERT_EQUAL(starpu_task_insert(&rec_cl, STARPU_EXECUTE_ON_WORKER, 0, STARPU_PRIORITY, prio[i],
+						   STARPU_VALUE, &id, sizeof(id), 0), 0);
+	}
+	atomic_store(&gate, 1);
+	starpu_task_wait_for_all();
+	starpu_shutdown();
+	/* Sorted descending by priority, stable among equals (ids grow). */
+	for (int i = 1; i < 10; i++)
+		for (int j = i; j > 0 && expect[j] / 10 > expect[j - 1] / 10; j--)
+		{
+			int t = expect[j];
+			expect[j] = expect[j - 1];
+			expect[j - 1] = t;
+		}
+	CU_ASSERT_EQUAL_FATAL(norder, 10);
+	for (int i = 0; i < 10; i++)
+		if (order[i] != expect[i])
+		{
+			fprintf(stderr, "position %d: ran %d, expected %d\n", i, order[i], expect[i]);
+			CU_FAIL("local queue order");
+		}
+}
+
 /* ---- calibration on the combined arch ---- */
 
 static struct starpu_perfmodel par_model = {
@@ -578,6 +680,8 @@ static const struct vtest_case exec_cases[] = {
 	{ "team_exclusive", test_team_exclusive },
 	{ "peager_mix", test_peager_mix },
 	{ "pheft_mix", test_pheft_mix },
+	{ "pheft_spreads", test_pheft_spreads },
+	{ "local_priorities", test_local_priorities },
 	{ "calibration", test_calibration },
 	VTEST_END
 };

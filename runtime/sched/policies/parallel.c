@@ -11,7 +11,10 @@
  *   length on the candidate's perf arch (a team's arch is one CPU device
  *   with size cores) and the time its workers are already booked. A
  *   candidate whose model has no estimate yet (NaN) is chosen at once, so
- *   that the task calibrates it.
+ *   that the task calibrates it. Ties (every end is "now" without a model)
+ *   go to the larger team, then to the fewest queued tasks plus idle
+ *   workers (worker_local_load: an idle worker costs the pusher a wake-up),
+ *   then to the pushing worker.
  *
  * Written with the public policy API only, like an application's policy.
  */
@@ -180,7 +183,12 @@ struct candidate
 	int *members;		/* size ids (a worker: itself) */
 	int self;
 	double len;		/* expected length, µs (NaN: uncalibrated) */
+	int load;		/* queued tasks and wake-ups, for ties (see below) */
 };
+
+/* At most every worker and every combined worker: a fixed buffer on the
+ * pusher's stack (about 5 KiB), so that a push allocates nothing. */
+#define PHEFT_MAX_CANDIDATES (STARPU_NMAXWORKERS + STARPU_NMAX_COMBINEDWORKERS)
 
 static int in_ctx(const int *ids, unsigned n, int w)
 {
@@ -190,6 +198,31 @@ static int in_ctx(const int *ids, unsigned n, int w)
 	return 0;
 }
 
+/* What queueing on c costs beyond its expected end: the tasks already
+ * waiting for its workers, and a wake-up for each idle one. Without a
+ * model every end is "now", and this is what spreads the tasks (instead of
+ * queueing them all on the first worker) while keeping them on workers
+ * that are awake. */
+static int candidate_load(const struct candidate *c)
+{
+	int load = 0;
+	for (int k = 0; k < c->size; k++)
+		load += worker_local_load(worker_get(c->members[k]));
+	return load;
+}
+
+/* Whether c beats best at the same expected end: the larger team (without
+ * a model every length is 0, and a parallel task is better off parallel),
+ * then the lighter load, then the pushing worker (no wake-up, warm cache). */
+static int wins_tie(const struct candidate *c, const struct candidate *best, int self)
+{
+	if (c->size != best->size)
+		return c->size > best->size;
+	if (c->load != best->load)
+		return c->load < best->load;
+	return c->id == self && best->id != self;
+}
+
 static int pheft_push(struct starpu_task *task)
 {
 	unsigned ctx = task->sched_ctx;
@@ -197,14 +230,12 @@ static int pheft_push(struct starpu_task *task)
 	int *ids;
 	unsigned nids = starpu_sched_ctx_get_workers_list_raw(ctx, &ids);
 	int first = first_combined_id(), ncomb = (int) starpu_combined_worker_get_count();
-	struct candidate *c = malloc(sizeof(*c) * (nids + (unsigned) ncomb + 1));
-	if (!c)
-		return -ENOMEM;
+	struct candidate c[PHEFT_MAX_CANDIDATES];
 	unsigned n = 0;
 
 	/* Expected lengths first, without our lock: models call back into
 	 * the application. */
-	for (unsigned i = 0; i < nids; i++)
+	for (unsigned i = 0; i < nids && n < PHEFT_MAX_CANDIDATES; i++)
 	{
 		unsigned impl;
 		if (!starpu_worker_can_execute_task_first_impl((unsigned) ids[i], task, &impl))
@@ -212,10 +243,11 @@ static int pheft_push(struct starpu_task *task)
 		c[n] = (struct candidate) { .id = ids[i], .size = 1, .self = ids[i] };
 		c[n].members = &c[n].self;
 		c[n].len = starpu_task_expected_length(task, starpu_worker_get_perf_archtype(ids[i], ctx), impl);
+		c[n].load = candidate_load(&c[n]);
 		n++;
 	}
 	if (is_parallel(task))
-		for (int id = first; id < first + ncomb; id++)
+		for (int id = first; id < first + ncomb && n < PHEFT_MAX_CANDIDATES; id++)
 		{
 			unsigned impl;
 			int size, *members;
@@ -228,14 +260,13 @@ static int pheft_push(struct starpu_task *task)
 				continue;
 			c[n] = (struct candidate) { .id = id, .size = size, .members = members };
 			c[n].len = starpu_task_expected_length(task, starpu_worker_get_perf_archtype(id, ctx), impl);
+			c[n].load = candidate_load(&c[n]);
 			n++;
 		}
 	if (n == 0)
-	{
-		free(c);
 		return -ENODEV;
-	}
 
+	int self = starpu_worker_get_id();
 	double now = starpu_timing_now();
 	int best = -1;
 	double best_end = 0.0;
@@ -254,9 +285,7 @@ static int pheft_push(struct starpu_task *task)
 			break;
 		}
 		double end = start + c[i].len;
-		/* Ties go to the larger team (without a model, all lengths are
-		 * 0: a parallel task is better off parallel). */
-		if (best < 0 || end < best_end || (end == best_end && c[i].size > c[best].size))
+		if (best < 0 || end < best_end || (end == best_end && wins_tie(&c[i], &c[best], self)))
 		{
 			best = (int) i;
 			best_end = end;
@@ -266,10 +295,8 @@ static int pheft_push(struct starpu_task *task)
 		d->exp_end[c[best].members[k]] = best_end;
 	os_mutex_unlock(&d->lock);
 
-	int target = c[best].id;
-	free(c);
 	/* The task is not ours any more once queued. */
-	return starpu_push_local_task(target, task, 0);
+	return starpu_push_local_task(c[best].id, task, 0);
 }
 
 static struct starpu_task *pheft_pop(unsigned ctx)
