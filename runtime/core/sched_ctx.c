@@ -878,12 +878,65 @@ static void ctx_finished(unsigned id)
 		cb(id, args);
 }
 
+/* Waiters for a context's tasks (starpu_task_wait_for_*_in_ctx) sleep on
+ * wait_cond; the thread whose decrement of a context's nsubmitted reaches
+ * a waiter's threshold broadcasts. A leaf lock. */
+static os_mutex_t wait_mutex = OS_MUTEX_INITIALIZER;
+static os_cond_t wait_cond = OS_COND_INITIALIZER;
+
 void sched_ctx_job_terminated(unsigned ctx_id)
 {
 	struct sched_ctx *ctx = sched_ctx_get(ctx_id);
-	if (atomic_fetch_sub_explicit(&ctx->nsubmitted, 1, memory_order_acq_rel) == 1 &&
-	    __atomic_load_n(&ctx->finished_submit, __ATOMIC_ACQUIRE))
+	/* Sequentially consistent with the waiter's increment of nwaiters
+	 * and its read of nsubmitted: one of the two sees the other. */
+	long left = atomic_fetch_sub_explicit(&ctx->nsubmitted, 1, memory_order_seq_cst) - 1;
+	if (left == 0 && __atomic_load_n(&ctx->finished_submit, __ATOMIC_ACQUIRE))
 		ctx_finished(ctx_id);
+	if (atomic_load_explicit(&ctx->nwaiters, memory_order_seq_cst) &&
+	    left <= atomic_load_explicit(&ctx->wait_threshold, memory_order_seq_cst))
+	{
+		os_mutex_lock(&wait_mutex);
+		os_cond_broadcast(&wait_cond);
+		os_mutex_unlock(&wait_mutex);
+	}
+}
+
+/* Waits until at most n tasks submitted to context id are left. */
+static int ctx_wait_submitted(const char *fn, unsigned id, long n)
+{
+	if (!rt_is_up())
+	{
+		rt_error("%s: the runtime is not initialised (-EINVAL)", fn);
+		return -EINVAL;
+	}
+	if (id >= STARPU_NMAX_SCHED_CTXS || !atomic_load(&sched_ctxs[id].in_use))
+	{
+		rt_error("%s: sched_ctx_id %u is not a scheduling context (-EINVAL)", fn, id);
+		return -EINVAL;
+	}
+	if (rt_may_not_block(fn))
+		return -EDEADLK;
+	struct sched_ctx *ctx = sched_ctx_get(id);
+	os_mutex_lock(&wait_mutex);
+	if (atomic_fetch_add_explicit(&ctx->nwaiters, 1, memory_order_seq_cst) == 0 ||
+	    n > atomic_load_explicit(&ctx->wait_threshold, memory_order_relaxed))
+		atomic_store_explicit(&ctx->wait_threshold, n, memory_order_seq_cst);
+	while (atomic_load_explicit(&ctx->nsubmitted, memory_order_seq_cst) > n)
+		os_cond_wait(&wait_cond, &wait_mutex);
+	if (atomic_fetch_sub_explicit(&ctx->nwaiters, 1, memory_order_seq_cst) == 1)
+		atomic_store_explicit(&ctx->wait_threshold, -1, memory_order_relaxed);
+	os_mutex_unlock(&wait_mutex);
+	return 0;
+}
+
+int starpu_task_wait_for_all_in_ctx(unsigned sched_ctx_id)
+{
+	return ctx_wait_submitted("starpu_task_wait_for_all_in_ctx", sched_ctx_id, 0);
+}
+
+int starpu_task_wait_for_n_submitted_in_ctx(unsigned sched_ctx_id, unsigned n)
+{
+	return ctx_wait_submitted("starpu_task_wait_for_n_submitted_in_ctx", sched_ctx_id, (long) n);
 }
 
 void starpu_sched_ctx_finished_submit(unsigned sched_ctx_id)

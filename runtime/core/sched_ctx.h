@@ -69,6 +69,12 @@ struct sched_ctx
 	 * finished_submit), and pushed to its policy and not yet done
 	 * executing (deletion waits for it to drop to 0). */
 	_Alignas(64) _Atomic long nsubmitted;
+	/* Threads in starpu_task_wait_for_*_in_ctx on this context, and the
+	 * largest nsubmitted one of them waits for (-1: none); on nsubmitted's
+	 * line, read right after each decrement. Written under the wait mutex
+	 * of sched_ctx.c. */
+	_Atomic int nwaiters;
+	_Atomic long wait_threshold;
 	_Alignas(64) _Atomic long nactive;
 };
 

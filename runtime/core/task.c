@@ -518,17 +518,7 @@ int starpu_task_wait_for_n_submitted(unsigned n)
 	return 0;
 }
 
-int starpu_task_wait_for_all_in_ctx(unsigned sched_ctx_id)
-{
-	(void) sched_ctx_id;	/* one context so far: the global one */
-	return starpu_task_wait_for_all();
-}
-
-int starpu_task_wait_for_n_submitted_in_ctx(unsigned sched_ctx_id, unsigned n)
-{
-	(void) sched_ctx_id;
-	return starpu_task_wait_for_n_submitted(n);
-}
+/* starpu_task_wait_for_*_in_ctx: core/sched_ctx.c (per-context counters). */
 
 int starpu_task_wait_for_no_ready(void)
 {

@@ -2,7 +2,8 @@
  * with each argument type, confinement of a context's tasks to its workers
  * for every built-in policy, the thread's context, nesting, deletion with
  * queued and not-yet-ready tasks (each runs exactly once, on the heir),
- * empty contexts, finished_submit, list and tree iterators, the membership
+ * empty contexts, finished_submit, waiting for one context's tasks while
+ * another's still run, list and tree iterators, the membership
  * queries, and the one-line errors of bad input.
  *
  * Runs with 4 CPU workers (fewer cores is fine: workers share them).
@@ -516,6 +517,70 @@ static void test_bad_input(void)
 	starpu_shutdown();
 }
 
+/* ---- waiting for one context's tasks ---- */
+
+/* A task that holds its worker until released, or for 3 s (so that a wait
+ * that wrongly waits for it fails instead of hanging). */
+static atomic_int long_started, long_release, long_done;
+
+static void long_kernel(void *buffers[], void *arg)
+{
+	(void) buffers;
+	(void) arg;
+	atomic_store(&long_started, 1);
+	for (int k = 0; k < 3000 && !atomic_load(&long_release); k++)
+		vtest_sleep_ms(1);
+	atomic_store(&long_done, 1);
+}
+
+static struct starpu_codelet long_cl = { .cpu_funcs = { long_kernel }, .name = "long" };
+
+static void test_wait_in_ctx(void)
+{
+	CU_ASSERT_EQUAL_FATAL(start("eager"), 0);
+	int wa[] = { 0, 1 }, wb[] = { 2, 3 };
+	unsigned a = starpu_sched_ctx_create(wa, 2, "a", STARPU_SCHED_CTX_POLICY_NAME, "eager", 0);
+	unsigned b = starpu_sched_ctx_create(wb, 2, "b", STARPU_SCHED_CTX_POLICY_NAME, "ws", 0);
+	atomic_store(&long_started, 0);
+	atomic_store(&long_release, 0);
+	atomic_store(&long_done, 0);
+	struct starpu_task *lt = starpu_task_create();
+	lt->cl = &long_cl;
+	lt->sched_ctx = b;
+	CU_ASSERT_EQUAL_FATAL(starpu_task_submit(lt), 0);
+	reset_runs();
+	for (int i = 0; i < 50; i++)
+		CU_ASSERT_EQUAL(submit(i, a, 0), 0);
+
+	CU_ASSERT_EQUAL(starpu_task_wait_for_all_in_ctx(a), 0);
+	/* Every task of a has run, the long task of b still runs. */
+	check_ran_once_on(50, wa, 2);
+	CU_ASSERT_EQUAL(atomic_load(&long_done), 0);
+	CU_ASSERT_TRUE(starpu_task_nsubmitted() >= 1);
+
+	/* n submitted: b has one task left, so waiting for <= 1 returns;
+	 * a has none. */
+	CU_ASSERT_EQUAL(starpu_task_wait_for_n_submitted_in_ctx(b, 1), 0);
+	CU_ASSERT_EQUAL(starpu_task_wait_for_n_submitted_in_ctx(a, 0), 0);
+	CU_ASSERT_EQUAL(atomic_load(&long_done), 0);
+
+	/* Now b's own wait covers its long task. */
+	while (!atomic_load(&long_started))
+		vtest_sleep_ms(1);
+	atomic_store(&long_release, 1);
+	CU_ASSERT_EQUAL(starpu_task_wait_for_all_in_ctx(b), 0);
+	CU_ASSERT_EQUAL(atomic_load(&long_done), 1);
+
+	int ret;
+	EXPECT_MSG(ret = starpu_task_wait_for_all_in_ctx(9), "starpu_task_wait_for_all_in_ctx: sched_ctx_id 9");
+	CU_ASSERT_EQUAL(ret, -EINVAL);
+	EXPECT_MSG(ret = starpu_task_wait_for_n_submitted_in_ctx(STARPU_NMAX_SCHED_CTXS, 0), "starpu_task_wait_for_n_submitted_in_ctx: sched_ctx_id");
+	CU_ASSERT_EQUAL(ret, -EINVAL);
+	starpu_sched_ctx_delete(a);
+	starpu_sched_ctx_delete(b);
+	starpu_shutdown();
+}
+
 static const struct vtest_case cases[] = {
 	{ "create_varargs", test_create_varargs },
 	{ "confinement", test_confinement },
@@ -523,6 +588,7 @@ static const struct vtest_case cases[] = {
 	{ "delete_pending", test_delete_pending },
 	{ "empty_ctx", test_empty_ctx },
 	{ "finished_submit", test_finished_submit },
+	{ "wait_in_ctx", test_wait_in_ctx },
 	{ "iterators", test_iterators },
 	{ "bad_input", test_bad_input },
 	VTEST_END
