@@ -325,6 +325,60 @@ int starpu_sched_component_is_perfmodel_select(struct starpu_sched_component *co
  * STARPU_NTASKS_THRESHOLD tasks (default 2) and STARPU_EXP_LEN_THRESHOLD µs. */
 void starpu_sched_component_initialize_simple_scheduler(starpu_sched_component_create_t create_decision_component, void *data, unsigned flags, unsigned sched_ctx_id);
 
+/* ---- recipes and trees shaped like the machine ---- */
+
+/* A recipe: an ordered list of component constructors, each with its
+ * argument. Instantiated, each component becomes the only parent of the
+ * next; the chain stands for one component. Created empty (or with one
+ * step), destroyed by the caller once the components are made. */
+struct starpu_sched_component_composed_recipe;
+
+struct starpu_sched_component_composed_recipe *starpu_sched_component_composed_recipe_create(void) STARPU_ATTRIBUTE_MALLOC;
+struct starpu_sched_component_composed_recipe *starpu_sched_component_composed_recipe_create_singleton(starpu_sched_component_create_t create_component, void *arg) STARPU_ATTRIBUTE_MALLOC;
+/* Appends create_component(tree, arg) below the steps already there. */
+void starpu_sched_component_composed_recipe_add(struct starpu_sched_component_composed_recipe *recipe, starpu_sched_component_create_t create_component, void *arg);
+void starpu_sched_component_composed_recipe_destroy(struct starpu_sched_component_composed_recipe *recipe);
+/* Makes the recipe's components in tree. A one-step recipe gives that
+ * component itself; a longer one, a component that the tree sees as the
+ * whole chain (connect it and its children as any other; the
+ * starpu_sched_component_is_* tests do not see through it). NULL, with a
+ * message, for an empty recipe or a constructor returning NULL. */
+struct starpu_sched_component *starpu_sched_component_composed_component_create(struct starpu_sched_tree *tree, struct starpu_sched_component_composed_recipe *recipe) STARPU_ATTRIBUTE_MALLOC;
+
+/* How starpu_sched_component_make_scheduler shapes a tree after the
+ * machine: a recipe per hwloc level (NULL skips the level), and per worker
+ * kind. */
+struct starpu_sched_component_specs
+{
+	/* the root (required) */
+	struct starpu_sched_component_composed_recipe *hwloc_machine_composed_sched_component;
+	/* per NUMA node ("memory component") */
+	struct starpu_sched_component_composed_recipe *hwloc_component_composed_sched_component;
+	/* per package (socket) */
+	struct starpu_sched_component_composed_recipe *hwloc_socket_composed_sched_component;
+	/* per cache */
+	struct starpu_sched_component_composed_recipe *hwloc_cache_composed_sched_component;
+	/* the recipe just above a worker of kind archtype, or NULL for none;
+	 * called once per kind, the recipe stays the caller's */
+	struct starpu_sched_component_composed_recipe *(*worker_composed_sched_component)(enum starpu_worker_archtype archtype);
+	/* non-zero: devices hang below the components of their processing
+	 * unit's NUMA node, package and caches, as CPU workers do; zero: below
+	 * the machine components */
+	int mix_heterogeneous_workers;
+};
+
+/* Builds the tree of context sched_ctx_id after the machine's hwloc
+ * topology: the machine recipe at the root, then, for each NUMA node,
+ * package or cache that covers more than one worker and not exactly the
+ * workers of the nearest level above that got components, that level's
+ * recipe; below them each worker's recipe and leaf. Levels that would only
+ * repeat the one above are left out, so a small machine gets a flat tree.
+ * Sets the workers (starpu_sched_tree_update_workers) but not the policy
+ * data: an init_sched hook calls starpu_sched_ctx_set_policy_data(ctx,
+ * tree) itself. NULL, with a message, when the machine recipe is missing or
+ * a constructor fails. */
+struct starpu_sched_tree *starpu_sched_component_make_scheduler(unsigned sched_ctx_id, struct starpu_sched_component_specs specs);
+
 #define STARPU_COMPONENT_MUTEX_LOCK(m) \
 	do \
 	{ \

@@ -107,4 +107,13 @@ int ws_comp_push_local(struct starpu_sched_component *ws, struct starpu_task *ta
 struct starpu_sched_component *mct_choose(struct starpu_sched_component *c, struct starpu_sched_component_mct_data *d,
 					  struct starpu_task *task, const char *skip);
 
+/* Recipes (composed.c). Number of steps (0 for NULL). */
+unsigned sched_recipe_length(const struct starpu_sched_component_composed_recipe *recipe);
+/* Creates the recipe's components in tree, each linked to the next, with
+ * obj as their hwloc object: *top is the first, *bottom the last (both
+ * NULL for an empty recipe). -ENOMEM if a constructor returned NULL (the
+ * components made so far stay linked from *top). */
+int sched_recipe_instantiate(struct starpu_sched_tree *tree, const struct starpu_sched_component_composed_recipe *recipe,
+			     hwloc_obj_t obj, struct starpu_sched_component **top, struct starpu_sched_component **bottom);
+
 #endif
