@@ -2,6 +2,7 @@
  * (see queues.h). */
 #include "sched/queues.h"
 #include "core/rt.h"
+#include "core/workers.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -189,4 +190,37 @@ struct starpu_task *prioq_pop_for_worker(struct task_prioq *q, int workerid)
 		atomic_fetch_sub_explicit(&q->ntasks, 1, memory_order_relaxed);
 	os_mutex_unlock(&q->lock);
 	return found;
+}
+
+/* ------------------------------------------------------------------ */
+/* Tasks stranded on workers that left a context. */
+
+void sched_rebalance_orphans(unsigned ctx, void *policy_data, const struct worker_queues_ops *ops)
+{
+	int *ids;
+	unsigned n = starpu_sched_ctx_get_workers_list_raw(ctx, &ids);
+	if (n == 0)
+		return;
+	unsigned next = 0;
+	for (unsigned w = 0; w < starpu_worker_get_count(); w++)
+	{
+		void *q = ops->queue(policy_data, (int) w);
+		if (ops->ntasks(q) == 0 || starpu_sched_ctx_contains_worker((int) w, ctx))
+			continue;
+		/* Deal the tasks out; stop after a round where nobody took one. */
+		unsigned idle_rounds = 0;
+		while (ops->ntasks(q) && idle_rounds < n)
+		{
+			int to = ids[next++ % n];
+			struct starpu_task *t = ops->pop_for(q, to);
+			if (!t)
+			{
+				idle_rounds++;
+				continue;
+			}
+			idle_rounds = 0;
+			ops->push(ops->queue(policy_data, to), t);
+			worker_wake(worker_get(to));
+		}
+	}
 }

@@ -65,6 +65,24 @@ void sched_fifo_policy_init(unsigned ctx);
 void sched_fifo_policy_deinit(unsigned ctx);
 struct task_fifo *sched_fifo_policy_queue(unsigned ctx);
 
+/* Per-worker queues of a policy, for sched_rebalance_orphans: the queue
+ * of worker w, its length, taking from it a task worker `to` can run, and
+ * queueing on it. */
+struct worker_queues_ops
+{
+	void *(*queue)(void *policy_data, int w);
+	int (*ntasks)(void *queue);
+	struct starpu_task *(*pop_for)(void *queue, int to);
+	void (*push)(void *queue, struct starpu_task *task);
+};
+
+/* After a context change (add_workers / remove_workers of a policy with a
+ * queue per worker id): deals the tasks queued on workers that are not
+ * members of ctx out to the members able to run them, in turn, waking
+ * each receiver. A task no member can run stays where it is until one
+ * that can is added. */
+void sched_rebalance_orphans(unsigned ctx, void *policy_data, const struct worker_queues_ops *ops);
+
 /* Zeroed memory aligned for the queues above (calloc does not honour their
  * cache-line alignment). NULL on failure; free() it. */
 void *sched_zalloc_aligned(size_t size);

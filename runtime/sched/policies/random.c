@@ -55,35 +55,33 @@ static void random_deinit(unsigned ctx)
 	starpu_sched_ctx_set_policy_data(ctx, NULL);
 }
 
+static void *rnd_queue(void *d, int w)
+{
+	return &((struct rnd_policy_data *) d)->queues[w];
+}
+
+static int rnd_ntasks(void *q)
+{
+	return fifo_ntasks(q);
+}
+
+static struct starpu_task *rnd_pop_for(void *q, int to)
+{
+	return fifo_pop_for_worker(q, to, 0);
+}
+
+static void rnd_push(void *q, struct starpu_task *t)
+{
+	fifo_push_back(q, t);
+}
+
+static const struct worker_queues_ops rnd_queues = { rnd_queue, rnd_ntasks, rnd_pop_for, rnd_push };
+
 static void random_rebalance(unsigned ctx, int *changed, unsigned nchanged)
 {
 	(void) changed;
 	(void) nchanged;
-	struct rnd_policy_data *d = starpu_sched_ctx_get_policy_data(ctx);
-	int *ids;
-	unsigned n = starpu_sched_ctx_get_workers_list_raw(ctx, &ids);
-	if (n == 0)
-		return;
-	unsigned next = 0;
-	for (unsigned w = 0; w < starpu_worker_get_count(); w++)
-	{
-		if (fifo_ntasks(&d->queues[w]) == 0 || starpu_sched_ctx_contains_worker((int) w, ctx))
-			continue;
-		unsigned idle_rounds = 0;
-		while (fifo_ntasks(&d->queues[w]) && idle_rounds < n)
-		{
-			int to = ids[next++ % n];
-			struct starpu_task *t = fifo_pop_for_worker(&d->queues[w], to, 0);
-			if (!t)
-			{
-				idle_rounds++;
-				continue;
-			}
-			idle_rounds = 0;
-			fifo_push_back(&d->queues[to], t);
-			worker_wake(worker_get(to));
-		}
-	}
+	sched_rebalance_orphans(ctx, starpu_sched_ctx_get_policy_data(ctx), &rnd_queues);
 }
 
 static int random_push(struct starpu_task *task)

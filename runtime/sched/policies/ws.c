@@ -62,44 +62,33 @@ static void ws_deinit(unsigned ctx)
 	starpu_sched_ctx_set_policy_data(ctx, NULL);
 }
 
-/* Moves the tasks queued on workers that are not members of ctx to the
- * members able to run them, in turn. A task no member can run stays where
- * it is until one that can is added. */
-static void ws_rebalance(unsigned ctx)
+static void *ws_queue(void *d, int w)
 {
-	struct ws_data *d = starpu_sched_ctx_get_policy_data(ctx);
-	int *ids;
-	unsigned n = starpu_sched_ctx_get_workers_list_raw(ctx, &ids);
-	if (n == 0)
-		return;
-	unsigned next = 0;
-	for (unsigned w = 0; w < starpu_worker_get_count(); w++)
-	{
-		if (prioq_ntasks(&d->queues[w]) == 0 || starpu_sched_ctx_contains_worker((int) w, ctx))
-			continue;
-		/* Deal the tasks out; stop after a round where nobody took one. */
-		unsigned idle_rounds = 0;
-		while (prioq_ntasks(&d->queues[w]) && idle_rounds < n)
-		{
-			int to = ids[next++ % n];
-			struct starpu_task *t = prioq_pop_for_worker(&d->queues[w], to);
-			if (!t)
-			{
-				idle_rounds++;
-				continue;
-			}
-			idle_rounds = 0;
-			prioq_push(&d->queues[to], t);
-			worker_wake(worker_get(to));
-		}
-	}
+	return &((struct ws_data *) d)->queues[w];
 }
+
+static int ws_ntasks(void *q)
+{
+	return prioq_ntasks(q);
+}
+
+static struct starpu_task *ws_pop_for(void *q, int to)
+{
+	return prioq_pop_for_worker(q, to);
+}
+
+static void ws_push_to(void *q, struct starpu_task *t)
+{
+	prioq_push(q, t);
+}
+
+static const struct worker_queues_ops ws_queues = { ws_queue, ws_ntasks, ws_pop_for, ws_push_to };
 
 static void ws_workers_changed(unsigned ctx, int *workerids, unsigned nworkers)
 {
 	(void) workerids;
 	(void) nworkers;
-	ws_rebalance(ctx);
+	sched_rebalance_orphans(ctx, starpu_sched_ctx_get_policy_data(ctx), &ws_queues);
 }
 
 static int ws_push(struct starpu_task *task)
