@@ -66,7 +66,6 @@
 #include "sched/sched.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
