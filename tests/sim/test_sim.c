@@ -261,6 +261,18 @@ static int child_main(const char *scenario)
 {
 	if (!strncmp(scenario, "gpu-", 4))
 		return gpu_child(scenario + 4);
+	if (!strcmp(scenario, "badconf"))
+	{
+		struct starpu_conf conf;
+		starpu_conf_init(&conf);
+		conf.ncuda = -2;
+		int r1 = starpu_init(&conf);
+		starpu_conf_init(&conf);
+		conf.nopencl = STARPU_MAXOPENCLDEVS + 1;
+		int r2 = starpu_init(&conf);
+		printf("ncuda_ret=%d nopencl_ret=%d\n", r1, r2);
+		return 0;
+	}
 	int n = getenv("VTEST_SIM_N") ? atoi(getenv("VTEST_SIM_N")) : 100;
 	if (!strcmp(scenario, "real-then-sim"))
 	{
@@ -288,6 +300,8 @@ static int child_main(const char *scenario)
 		ret = submit_and_wait(&unmodelled_cl, n, &makespan);
 	else if (!strcmp(scenario, "history"))
 		ret = submit_and_wait(&history_cl, n, &makespan);
+	else if (!strcmp(scenario, "placeholder"))
+		vela_sim_placeholder(NULL, NULL);	/* a real run calling it: aborts */
 	else if (!strcmp(scenario, "pthread"))
 	{
 		pthread_t th;
@@ -835,6 +849,23 @@ static void test_gpu_too_big(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(c.out, "checksum="));	/* it went on */
 }
 
+/* Bad device counts in conf, and the placeholder called for real. */
+static void test_gpu_bad_input(void)
+{
+	const char *env[] = { "STARPU_SIMGRID", NULL };
+	struct child c;
+	run_child("badconf", env, &c);
+	CU_ASSERT(exited_ok(&c));
+	CU_ASSERT_EQUAL(out_num(&c, "ncuda_ret"), -EINVAL);
+	CU_ASSERT_EQUAL(out_num(&c, "nopencl_ret"), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(c.err, "conf.ncuda=-2"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(c.err, "conf.nopencl="));
+
+	run_child("placeholder", env, &c);
+	CU_ASSERT(WIFSIGNALED(c.status) && WTERMSIG(c.status) == SIGABRT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(c.err, "vela_sim_placeholder called for real"));
+}
+
 /* (f) A platform without CPU hosts is refused, naming the file. */
 static void test_gpu_no_cpu_host(void)
 {
@@ -872,6 +903,7 @@ static const struct vtest_case cases[] = {
 	{ "device capacity: eviction", test_gpu_capacity },
 	{ "datum larger than the device", test_gpu_too_big },
 	{ "platform without CPU hosts", test_gpu_no_cpu_host },
+	{ "bad device counts, placeholder called for real", test_gpu_bad_input },
 	VTEST_END
 };
 
