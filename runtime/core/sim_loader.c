@@ -15,6 +15,7 @@
 #include "core/job.h"
 #include "core/rt.h"
 #include "core/workers.h"
+#include "data/memory.h"
 #include "drivers/driver.h"
 #include "os/os.h"
 #include "perfmodel/perfmodel.h"
@@ -105,9 +106,10 @@ static void set_backend(const struct os_ops *ops)
 }
 
 static const struct sim_core core_api = {
-	.version = 1,
+	.version = SIM_CORE_VERSION,
 	.task_duration_us = task_duration_us,
 	.set_backend = set_backend,
+	.node_host = sim_node_host,
 };
 
 /* VELA_SIM_PLUGIN, else the installed one, else the one beside libvela. */
@@ -310,14 +312,83 @@ const struct drv_ops *sim_cpu_driver(void)
 	return sim_running() ? plugin->cpu_driver : NULL;
 }
 
+unsigned sim_devices(struct sim_device *out, unsigned max)
+{
+	return sim_running() ? plugin->devices(out, max) : 0;
+}
+
+const struct drv_ops *sim_device_driver(enum starpu_worker_archtype arch)
+{
+	if (!sim_running())
+		return NULL;
+	switch (arch)
+	{
+	case STARPU_CUDA_WORKER: return plugin->cuda_driver;
+	case STARPU_OPENCL_WORKER: return plugin->opencl_driver;
+	default: return NULL;
+	}
+}
+
+const struct drv_node_ops *sim_device_node_ops(void)
+{
+	return sim_running() ? plugin->device_node_ops : NULL;
+}
+
+/* The conventions of the platform files (perfmodel/platform.c). */
+int sim_node_host(unsigned node, char *buf, size_t size)
+{
+	if (node >= mem_nnodes)
+		return -EINVAL;
+	int dev = mem_nodes[node].devid;
+	switch (mem_nodes[node].kind)
+	{
+	case STARPU_CPU_RAM:
+		if (dev == 0)
+			snprintf(buf, size, "RAM");
+		else
+			snprintf(buf, size, "RAM%d", dev);
+		return 0;
+	case STARPU_CUDA_RAM: snprintf(buf, size, "CUDA%d", dev); return 0;
+	case STARPU_OPENCL_RAM: snprintf(buf, size, "OpenCL%d", dev); return 0;
+	case STARPU_DISK_RAM: snprintf(buf, size, "DISK%d", dev); return 0;
+	default: return -EINVAL;
+	}
+}
+
+int sim_node_route(unsigned src, unsigned dst, double *bandwidth, double *latency)
+{
+	char a[32], b[32];
+	if (!sim_running() || sim_node_host(src, a, sizeof(a)) || sim_node_host(dst, b, sizeof(b)))
+		return -EINVAL;
+	return plugin->route(a, b, bandwidth, latency);
+}
+
+ssize_t sim_host_memsize(const char *host)
+{
+	return sim_running() ? plugin->host_memsize(host) : -1;
+}
+
 const char *sim_worker_host(const struct worker *w)
 {
 	static char names[STARPU_NMAXWORKERS][16];
 	if (!sim_running() || w->id < 0 || w->id >= STARPU_NMAXWORKERS)
 		return NULL;
-	unsigned n = plugin->ncpus();
-	/* More workers than CPU hosts (STARPU_NCPU): they share hosts. */
-	snprintf(names[w->id], sizeof(names[w->id]), "CPU%u", n ? (unsigned) w->devid % n : 0);
+	switch (w->arch)
+	{
+	case STARPU_CUDA_WORKER:
+		snprintf(names[w->id], sizeof(names[w->id]), "CUDA%d", w->devid);
+		break;
+	case STARPU_OPENCL_WORKER:
+		snprintf(names[w->id], sizeof(names[w->id]), "OpenCL%d", w->devid);
+		break;
+	default:
+	{
+		unsigned n = plugin->ncpus();
+		/* More workers than CPU hosts (STARPU_NCPU): they share hosts. */
+		snprintf(names[w->id], sizeof(names[w->id]), "CPU%u", n ? (unsigned) w->devid % n : 0);
+		break;
+	}
+	}
 	return names[w->id];
 }
 
@@ -332,10 +403,11 @@ static int task_duration_us(struct worker *w, struct job *j, double *us)
 		*us = 0.0;
 		return 0;
 	}
-	if (cl->flags & STARPU_CODELET_SIMGRID_EXECUTE)
+	if ((cl->flags & STARPU_CODELET_SIMGRID_EXECUTE) && w->arch == STARPU_CPU_WORKER)
 	{
 		/* The codelet asked to run for real too (its side effects are
-		 * needed); its duration still comes from the model. */
+		 * needed); its duration still comes from the model. Only on
+		 * CPUs: a simulated device's buffers have no content. */
 		int ret = drv_cpu_ops.execute(w, j);
 		if (ret)
 			return ret;
@@ -366,4 +438,16 @@ static int task_duration_us(struct worker *w, struct job *j, double *us)
 int vela_is_simulated(void)
 {
 	return os_is_simulated();
+}
+
+void vela_sim_placeholder(void *buffers[], void *cl_arg)
+{
+	(void) buffers;
+	(void) cl_arg;
+	struct worker *w = worker_self();
+	struct starpu_task *task = starpu_task_get_current();
+	rt_error("vela_sim_placeholder called for real (task '%s' on %s): it stands for a device kernel in "
+		 "simulation only (STARPU_SIMGRID=1); give the codelet a real implementation",
+		 task ? starpu_task_get_name(task) : "?", w ? w->name : "no worker");
+	abort();
 }

@@ -10,8 +10,11 @@
 #define VELA_SIM_LOADER_H
 
 #include <starpu.h>
+#include <sys/types.h>
 
 struct drv_ops;
+struct drv_node_ops;
+struct sim_device;
 struct worker;
 
 /* Called by starpu_init before anything else: when simulation is requested
@@ -25,7 +28,25 @@ int sim_running(void);
 unsigned sim_ncpus(void);
 /* The driver of simulated CPU workers. */
 const struct drv_ops *sim_cpu_driver(void);
-/* The platform host worker w's thread runs on (NULL in a real run). */
+/* The platform host worker w's thread runs on (NULL in a real run): CPU<k>
+ * for CPU workers, CUDA<k> / OpenCL<k> for device workers. */
 const char *sim_worker_host(const struct worker *w);
+/* The simulated devices (sim/sim.h, struct sim_device): the platform's
+ * CUDA<k> then OpenCL<k> hosts. Copies up to max, returns how many exist
+ * (0 in a real run). */
+unsigned sim_devices(struct sim_device *out, unsigned max);
+/* The driver of simulated workers of kind arch (CUDA, OpenCL), and the
+ * node driver of simulated device memory; NULL in a real run. */
+const struct drv_ops *sim_device_driver(enum starpu_worker_archtype arch);
+const struct drv_node_ops *sim_device_node_ops(void);
+/* The platform host of memory node `node`: 0 and buf filled, -EINVAL for
+ * no such node. Meaningful in any run (the platform file's names). */
+int sim_node_host(unsigned node, char *buf, size_t size);
+/* The platform route between two memory nodes' hosts: 0 with its
+ * bottleneck bandwidth (bytes/s) and total latency (s); a negative errno
+ * in a real run or without such a route. */
+int sim_node_route(unsigned src, unsigned dst, double *bandwidth, double *latency);
+/* The memsize property of a platform host, -1 if absent or in a real run. */
+ssize_t sim_host_memsize(const char *host);
 
 #endif /* VELA_SIM_LOADER_H */

@@ -5,6 +5,7 @@
 #include "data/memory.h"
 #include "data/data.h"
 #include "core/rt.h"
+#include "core/sim_loader.h"
 #include "drivers/driver.h"
 #include "trace/trace.h"
 
@@ -68,6 +69,10 @@ int memory_nodes_setup(void)
 	mem_nnodes = 0;
 	starpu_disk_swap_node = -1;
 	ssize_t total = drv_ram_node_ops.total_memory ? drv_ram_node_ops.total_memory(STARPU_MAIN_RAM) : -1;
+	/* Simulation: the platform's RAM, when its memsize says. */
+	ssize_t simulated = sim_host_memsize("RAM");
+	if (simulated > 0)
+		total = simulated;
 	/* STARPU_LIMIT_CPU_MEM is in MiB, as in StarPU. */
 	ssize_t limit;
 	if (mem_env_mib("STARPU_LIMIT_CPU_MEM", &limit))
@@ -339,7 +344,13 @@ void starpu_free_on_node(unsigned dst_node, uintptr_t addr, size_t size)
 }
 
 /* The copy goes through the driver of the node that is not RAM (a device or
- * a disk knows how to reach RAM), or RAM's own when both are RAM. */
+ * a disk knows how to reach RAM), or RAM's own when both are RAM.
+ *
+ * Observers see a transfer when it is complete, from when it was issued:
+ * a copy that returns 0 is (the data layer always copies synchronously, on
+ * the thread that needs the data or on the node's transfer thread:
+ * request.c). One started asynchronously (-EAGAIN, for a caller that passed
+ * async_data) is not complete yet and is not reported here. */
 static const struct drv_node_ops *copy_driver(unsigned src_node, unsigned dst_node)
 {
 	if (src_node >= mem_nnodes || dst_node >= mem_nnodes)
@@ -358,7 +369,8 @@ int starpu_interface_copy(uintptr_t src, size_t src_offset, unsigned src_node,
 		return -EINVAL;
 	uint64_t t0 = trace_stamp();
 	int ret = ops->copy(src, src_offset, src_node, dst, dst_offset, dst_node, size, async_data);
-	trace_on_transfer(src_node, dst_node, size, t0);	/* observers: a transfer */
+	if (ret == 0)
+		trace_on_transfer(src_node, dst_node, size, t0);	/* observers: a transfer, now complete */
 	return ret;
 }
 
@@ -381,7 +393,8 @@ int starpu_interface_copy2d(uintptr_t src, size_t src_offset, unsigned src_node,
 	else
 		for (size_t i = 0; i < numblocks && !ret; i++)
 			ret = ops->copy(src, src_offset + i * ld_src, src_node, dst, dst_offset + i * ld_dst, dst_node, blocksize, NULL);
-	trace_on_transfer(src_node, dst_node, blocksize * numblocks, t0);	/* observers: a transfer */
+	if (ret == 0)
+		trace_on_transfer(src_node, dst_node, blocksize * numblocks, t0);	/* observers: a transfer, now complete */
 	return ret;
 }
 

@@ -1,5 +1,5 @@
-/* memory.h — memory nodes: RAM, disks (out-of-core), and later devices and
- * simulated nodes. Each node has a driver (drivers/driver.h, struct
+/* memory.h — memory nodes: RAM, disks (out-of-core), devices (simulated
+ * ones so far: sim/node_sg.c). Each node has a driver (drivers/driver.h, struct
  * drv_node_ops) through which all its allocations and copies go, an
  * accounting of the bytes the runtime allocated there against its limit,
  * an allocation cache of freed buffers, and the LRU list of evictable
@@ -46,6 +46,10 @@ extern int starpu_disk_swap_node;
  * runtime allocates there. */
 int memory_nodes_setup(void);
 void memory_nodes_teardown(void);
+/* Once every node exists (devices included): starts a transfer thread per
+ * device node, which runs the node's prefetches (request.c);
+ * memory_nodes_teardown stops them. 0 or a negative errno. */
+int data_requests_start(void);
 /* Reads a size in MiB from environment variable var into *bytes (-1 when
  * unset); -EINVAL (message printed) when malformed. */
 int mem_env_mib(const char *var, ssize_t *bytes);
