@@ -28,7 +28,7 @@
  *
  * Call sites, each a commented one-liner: core/task.c (submit), core/job.c
  * (dependency, callback, termination, job cleanup), core/tags.c (tag
- * dependency), sched/policy.c (push), drivers/driver_loop.c (pop, execution,
+ * dependency), data/implicit.c (dependencies on terminated tasks), sched/policy.c (push), drivers/driver_loop.c (pop, execution,
  * idle, sleep), data/memory.c (copies, allocations), core/init.c (start and
  * stop of the observers).
  */
@@ -55,6 +55,12 @@ static inline int trace_on(void)
 	return __builtin_expect(__atomic_load_n(&trace_flags, __ATOMIC_RELAXED) != 0, 0);
 }
 
+/* Whether a trace is being recorded (data/implicit.c keeps ghosts then). */
+static inline int trace_recording(void)
+{
+	return __builtin_expect((__atomic_load_n(&trace_flags, __ATOMIC_RELAXED) & TRACE_RECORDING) != 0, 0);
+}
+
 /* A timestamp when an observer is on, else 0 ("not observed"). */
 static inline uint64_t trace_stamp(void)
 {
@@ -72,6 +78,7 @@ void trace_shutdown(void);
 /* Out-of-line parts (events.c). */
 void trace_submit_slow(struct job *job);
 void trace_dep_slow(struct job *pred, struct job *succ, int end_dep);
+void trace_ghost_dep_slow(uint64_t pred, struct job *succ);
 void trace_tag_dep_slow(starpu_tag_t tag, starpu_tag_t dep);
 void trace_pop_slow(struct worker *w, struct job *job);
 void trace_exec_end_slow(struct worker *w, struct job *job, int failed);
@@ -97,6 +104,14 @@ static inline void trace_on_dep(struct job *pred, struct job *succ, int end_dep)
 {
 	if (trace_on())
 		trace_dep_slow(pred, succ, end_dep);
+}
+
+/* Recording only: succ would have waited for the job whose id is pred,
+ * had pred not terminated before succ was submitted (data/implicit.c). */
+static inline void trace_on_ghost_dep(uint64_t pred, struct job *succ)
+{
+	if (trace_recording())
+		trace_ghost_dep_slow(pred, succ);
 }
 
 /* starpu_tag_declare_deps: tag waits for dep. */
