@@ -119,7 +119,7 @@ void trace_submit_slow(struct job *job)
 {
 	struct starpu_task *task = job->task;
 	memset(&job->tt, 0, sizeof(job->tt));
-	job->tt.submit = os_timestamp_ns();
+	job->tt.submit = trace_now();
 	if (atomic_load_explicit(&pending_count, memory_order_relaxed) && (flags_now() & TRACE_RECORDING))
 		resolve_pending(job);
 	if (flags_now() & TRACE_RECORDING)
@@ -203,7 +203,7 @@ void trace_tag_dep_slow(starpu_tag_t tag, starpu_tag_t dep)
 
 void trace_pop_slow(struct worker *w, struct job *job)
 {
-	uint64_t now = os_timestamp_ns();
+	uint64_t now = trace_now();
 	uint64_t last = wobs[w->id].last;
 	job->tt.pop_end = now;
 	job->tt.pop_start = last && last <= now ? last : now;
@@ -257,7 +257,7 @@ static void emit_pending(struct trace_buf *b, struct worker_obs *o)
 
 void trace_exec_end_slow(struct worker *w, struct job *job, int failed)
 {
-	uint64_t end = os_timestamp_ns();
+	uint64_t end = trace_now();
 	unsigned f = flags_now();
 	struct starpu_task *task = job->task;
 	uint64_t start = job->tt.exec_start ? job->tt.exec_start : end;
@@ -313,7 +313,7 @@ void trace_exec_end_slow(struct worker *w, struct job *job, int failed)
 
 void trace_terminate_slow(struct job *job)
 {
-	uint64_t end = os_timestamp_ns();
+	uint64_t end = trace_now();
 	unsigned f = flags_now();
 	struct starpu_task *task = job->task;
 	struct rt_thread *t = rt_thread();
@@ -373,7 +373,7 @@ void trace_terminate_slow(struct job *job)
 
 void trace_idle_slow(struct worker *w, uint64_t start)
 {
-	uint64_t end = os_timestamp_ns();
+	uint64_t end = trace_now();
 	unsigned f = flags_now();
 	wobs[w->id].last = end;
 	if (end < start)
@@ -392,7 +392,7 @@ void trace_sleep_slow(struct worker *w, uint64_t start)
 {
 	if (!(flags_now() & TRACE_RECORDING))
 		return;
-	uint64_t end = os_timestamp_ns();
+	uint64_t end = trace_now();
 	struct trace_buf *b = rec_buf_worker(w);
 	if (b && end >= start)
 		tb_state(b, w->id, TS_SLEEP, rec_rel(start), rec_rel(end), 0);
@@ -400,7 +400,7 @@ void trace_sleep_slow(struct worker *w, uint64_t start)
 
 void trace_transfer_slow(unsigned src, unsigned dst, size_t bytes, uint64_t start)
 {
-	uint64_t end = os_timestamp_ns();
+	uint64_t end = trace_now();
 	unsigned f = flags_now();
 	if (f & TRACE_PROFILING)
 		prof_transfer(src, dst, bytes);
@@ -421,7 +421,7 @@ void trace_mem_slow(unsigned node, int op, size_t bytes, uintptr_t addr)
 	{
 		struct trace_buf *b = rec_buf_self();
 		if (b)
-			tb_mem(b, node, (uint32_t) op, bytes, rec_rel(os_timestamp_ns()), addr);
+			tb_mem(b, node, (uint32_t) op, bytes, rec_rel(trace_now()), addr);
 	}
 }
 

@@ -16,7 +16,7 @@
  *     `vela trace` exporters (tools/), which is where Paje, Chrome JSON, SVG,
  *     tasks.rec, dot and statistics come from: one event stream, many views.
  *
- * Time is os_timestamp_ns(): real time in a real run, simulated time in a
+ * Time is os_timestamp_ns() (trace_now()): real time in a real run, simulated time in a
  * simulated one (the OS seam decides), so the same observers serve both.
  *
  * Threads: a hook runs on the thread doing the step. Timestamps of a task go
@@ -61,10 +61,19 @@ static inline int trace_recording(void)
 	return __builtin_expect((__atomic_load_n(&trace_flags, __ATOMIC_RELAXED) & TRACE_RECORDING) != 0, 0);
 }
 
+/* The observers' clock: os_timestamp_ns() + 1. A stamp of 0 means "not
+ * observed", and a simulation starts at time 0: without the offset, what
+ * happens at the first instant of a simulated run would be lost (the
+ * first task's start, every submission's time). */
+static inline uint64_t trace_now(void)
+{
+	return os_timestamp_ns() + 1;
+}
+
 /* A timestamp when an observer is on, else 0 ("not observed"). */
 static inline uint64_t trace_stamp(void)
 {
-	return trace_on() ? os_timestamp_ns() : 0;
+	return trace_on() ? trace_now() : 0;
 }
 
 /* Life cycle (core/init.c). trace_init: after the workers and memory nodes
@@ -126,7 +135,7 @@ static inline void trace_on_tag_dep(starpu_tag_t tag, starpu_tag_t dep)
 static inline void trace_on_push(struct job *job)
 {
 	if (trace_on())
-		job->tt.push = os_timestamp_ns();
+		job->tt.push = trace_now();
 }
 
 /* Worker w got the job from the policy or its local queue. */
@@ -141,7 +150,7 @@ static inline void trace_on_exec_start(struct job *job)
 {
 	/* Without data there was nothing to fetch: no second stamp. */
 	if (trace_on())
-		job->tt.exec_start = job->nbuffers ? os_timestamp_ns() : job->tt.pop_end;
+		job->tt.exec_start = job->nbuffers ? trace_now() : job->tt.pop_end;
 }
 
 /* The kernel returned (failed: it did not run, or the driver failed). */
@@ -157,7 +166,7 @@ static inline void trace_on_callback(struct job *job, uint64_t start)
 	if (start)
 	{
 		job->tt.cb_start = start;
-		job->tt.cb_end = os_timestamp_ns();
+		job->tt.cb_end = trace_now();
 	}
 }
 
