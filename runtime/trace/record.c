@@ -159,7 +159,7 @@ void rec_session_start(void)
 	}
 	rec_w.on_error = on_write_error;
 	atomic_store(&rec_write_warned, 0);
-	rec_origin = os_timestamp_ns();
+	rec_origin = trace_now();
 	rec_gen++;
 	rec_bufsize = buffer_size();
 	memset(rec_wbufs, 0, sizeof(rec_wbufs));
@@ -189,7 +189,7 @@ void rec_session_end(void)
 	rec_open = 0;
 	trace_flags_update();
 	struct trace_writer *w = &rec_w;
-	uint64_t end = rec_rel(os_timestamp_ns());
+	uint64_t end = rec_rel(trace_now());
 	int ret = tw_close(w, end);
 	memset(rec_wbufs, 0, sizeof(rec_wbufs));
 	if (ret)
@@ -252,7 +252,7 @@ void starpu_fxt_trace_user_event(unsigned long code)
 		return;
 	struct trace_buf *b = rec_buf_self();
 	if (b)
-		tb_user(b, rec_self_worker(), NULL, code, rec_rel(os_timestamp_ns()));
+		tb_user(b, rec_self_worker(), NULL, code, rec_rel(trace_now()));
 }
 
 void starpu_fxt_trace_user_event_string(const char *s)
@@ -261,7 +261,7 @@ void starpu_fxt_trace_user_event_string(const char *s)
 		return;
 	struct trace_buf *b = rec_buf_self();
 	if (b)
-		tb_user(b, rec_self_worker(), s, 0, rec_rel(os_timestamp_ns()));
+		tb_user(b, rec_self_worker(), s, 0, rec_rel(trace_now()));
 }
 
 void starpu_profiling_set_id(int new_id)
