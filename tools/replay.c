@@ -348,24 +348,22 @@ static int launch(int argc, char **argv, const struct options *o, const struct r
 /* ------------------------------------------------------------------ */
 /* The simulated process: the graph as tasks. */
 
-/* Never called in simulation (no STARPU_CODELET_SIMGRID_EXECUTE); there
- * so that the codelet has an implementation for the arch. */
+/* The kernels a codelet declares: the replay only ever runs simulated,
+ * where kernels are not called, so the CPU one does nothing and the device
+ * ones (declared when the record says the codelet had them) are the
+ * simulator's placeholder. */
 static void replay_kernel(void *buffers[], void *arg)
 {
 	(void) buffers;
 	(void) arg;
 }
 
-/* The accelerator implementations a codelet declares when its record says
- * it had them. Kept in one place: when the simulator's placeholder
- * function for simulated GPUs lands (sim/), it replaces replay_kernel
- * here. */
 static void replay_device_funcs(struct starpu_codelet *cl, unsigned where)
 {
 	if (where & STARPU_CUDA)
-		cl->cuda_funcs[0] = replay_kernel;
+		cl->cuda_funcs[0] = vela_sim_placeholder;
 	if (where & STARPU_OPENCL)
-		cl->opencl_funcs[0] = replay_kernel;
+		cl->opencl_funcs[0] = vela_sim_placeholder;
 }
 
 static uint32_t replay_footprint(struct starpu_task *task)
