@@ -20,6 +20,7 @@
 #include "core/sched_ctx.h"
 #include "core/workers.h"
 #include "data/memory.h"
+#include "perfmodel/perfmodel.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -107,8 +108,13 @@ static void write_metadata(void)
 	struct trace_buf *b = rec_buf_self();
 	if (!b)
 		return;
+	/* The machine as the performance models name it (STARPU_HOSTNAME, or
+	 * this host's short name): in simulation, the simulated machine. */
 	char host[256] = "";
-	gethostname(host, sizeof(host) - 1);
+	if (pm_conf.hostname[0])
+		snprintf(host, sizeof(host), "%s", pm_conf.hostname);
+	else
+		gethostname(host, sizeof(host) - 1);
 	struct sched_ctx *ctx = sched_ctx_get(GLOBAL_SCHED_CTX);
 	struct trace_rec_run run;
 	memset(&run, 0, sizeof(run));

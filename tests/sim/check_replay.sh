@@ -141,8 +141,32 @@ expect 2 "--default-task-us '-3'" replay "$tmp/app.rec" --default-task-us -3
 expect 2 "--where: unknown arch 'fpga'" replay "$tmp/app.rec" --where fpga
 expect 1 "--platform '$tmp/none.xml'" "$vela" replay "$tmp/app.rec" --platform "$tmp/none.xml"
 expect 0 "Usage: vela replay" "$vela" replay --help
+# A run with simulated GPUs (tasks on CUDA workers, transfers) replays to
+# the same makespan; the same graph replays on the 8-GPU example machine.
+gpu_env() {
+	STARPU_SIMGRID=1 STARPU_SIMGRID_PLATFORM="$top_srcdir/tests/sim/data/2cuda.platform.v4.xml" \
+		STARPU_PERF_MODEL_DIR="$top_srcdir/perfmodels/epyc2-4xa100-pcie" STARPU_HOSTNAME=epyc2-4xa100-pcie \
+		STARPU_SCHED=dmda "$@"
+}
+mkdir "$tmp/gpu"
+gpu_env env STARPU_FXT_TRACE=1 STARPU_FXT_PREFIX="$tmp/gpu/" "$app" 5 >"$tmp/gpu.out" 2>"$tmp/gpu.err" ||
+	{ cat "$tmp/gpu.err"; problem "the simulated run with GPUs failed"; }
+"$vela" trace export --format rec "$tmp"/gpu/vela_trace_* -o "$tmp/gpu.rec" 2>/dev/null || problem "rec export (GPUs)"
+grep -q "^Where: .*cuda" "$tmp/gpu.rec" || problem "the GPU run's records do not say the codelets run on CUDA"
+"$vela" replay "$tmp/gpu.rec" --sched dmda --platform "$top_srcdir/tests/sim/data/2cuda.platform.v4.xml" \
+	--models "$top_srcdir/perfmodels/epyc2-4xa100-pcie" --hostname epyc2-4xa100-pcie >"$tmp/gpur.out" 2>&1 ||
+	{ cat "$tmp/gpur.out"; problem "replay of the GPU run failed"; }
+g0=$(makespan "$tmp/gpu.out") g1=$(makespan "$tmp/gpur.out")
+echo "GPU run: makespan $g0 us, replayed $g1 us"
+[ -n "$g0" ] && [ "$g0" = "$g1" ] || problem "replayed GPU makespan $g1 us differs from the original $g0 us"
+grep -q "2 CPU + 2 CUDA" "$tmp/gpur.out" || problem "the replay did not use the platform's GPUs"
+"$vela" replay "$tmp/gpu.rec" --sched dmda --platform "$top_srcdir/platforms/dgx-a100.platform.v4.xml" \
+	--models "$top_srcdir/perfmodels/dgx-a100" --hostname dgx-a100 >"$tmp/dgx.out" 2>&1 &&
+	grep -q "8 CUDA" "$tmp/dgx.out" && grep -q "^replay: .*: $ntasks tasks" "$tmp/dgx.out" ||
+	{ cat "$tmp/dgx.out"; problem "replay on dgx-a100"; }
+
 # Codelets only a GPU can run, on a platform without GPUs.
-sed 's/^Where: cpu$/Where: cuda/' "$tmp/app.rec" >"$tmp/cuda.rec"
+sed 's/^Where: .*/Where: cuda/' "$tmp/app.rec" >"$tmp/cuda.rec"
 expect 1 "could not be submitted: .*no worker of this platform can run its codelet" replay "$tmp/cuda.rec"
 
 [ $fail = 0 ] && echo "vela replay: same makespan as the recorded run ($orig us), other schedulers complete, bad inputs handled"

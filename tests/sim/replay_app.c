@@ -4,7 +4,9 @@
  * of 128 x 128 doubles, critical-path priorities, flops), with the model
  * symbols of examples/cholesky.c so that perfmodels/ci-2core predicts
  * every task. The kernels do nothing: the program is meant to run in
- * simulation, where a task lasts what its model predicts.
+ * simulation, where a task lasts what its model predicts; each codelet also
+ * runs on simulated GPUs (the simulator's placeholder as its CUDA kernel),
+ * whose durations models such as perfmodels/epyc2-4xa100-pcie give.
  *
  * Prints "makespan: US us", measured as `vela replay` measures it (first
  * submission to the end of starpu_task_wait_for_all), and "tasks: N".
@@ -28,13 +30,13 @@ static struct starpu_perfmodel trsm_model = { .type = STARPU_HISTORY_BASED, .sym
 static struct starpu_perfmodel syrk_model = { .type = STARPU_HISTORY_BASED, .symbol = "vela_dsyrk" };
 static struct starpu_perfmodel gemm_model = { .type = STARPU_HISTORY_BASED, .symbol = "vela_dgemm" };
 
-static struct starpu_codelet potrf_cl = { .cpu_funcs = { nothing }, .nbuffers = 1, .modes = { STARPU_RW },
+static struct starpu_codelet potrf_cl = { .cpu_funcs = { nothing }, .cuda_funcs = { vela_sim_placeholder }, .nbuffers = 1, .modes = { STARPU_RW },
 					  .model = &potrf_model, .name = "potrf" };
-static struct starpu_codelet trsm_cl = { .cpu_funcs = { nothing }, .nbuffers = 2, .modes = { STARPU_R, STARPU_RW },
+static struct starpu_codelet trsm_cl = { .cpu_funcs = { nothing }, .cuda_funcs = { vela_sim_placeholder }, .nbuffers = 2, .modes = { STARPU_R, STARPU_RW },
 					 .model = &trsm_model, .name = "trsm" };
-static struct starpu_codelet syrk_cl = { .cpu_funcs = { nothing }, .nbuffers = 2, .modes = { STARPU_R, STARPU_RW },
+static struct starpu_codelet syrk_cl = { .cpu_funcs = { nothing }, .cuda_funcs = { vela_sim_placeholder }, .nbuffers = 2, .modes = { STARPU_R, STARPU_RW },
 					 .model = &syrk_model, .name = "syrk" };
-static struct starpu_codelet gemm_cl = { .cpu_funcs = { nothing }, .nbuffers = 3,
+static struct starpu_codelet gemm_cl = { .cpu_funcs = { nothing }, .cuda_funcs = { vela_sim_placeholder }, .nbuffers = 3,
 					 .modes = { STARPU_R, STARPU_R, STARPU_RW }, .model = &gemm_model, .name = "gemm" };
 
 int main(int argc, char **argv)
