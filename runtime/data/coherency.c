@@ -355,12 +355,12 @@ restart:
 	for (unsigned i = 0; i < n; i++)
 	{
 		starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
-		/* buffers[] is sorted by handle: binary search. */
+		/* buffers[] is sorted by registration number: binary search. */
 		unsigned lo = 0, hi = job->nbuffers;
 		while (lo < hi)
 		{
 			unsigned mid = (lo + hi) / 2;
-			if ((uintptr_t) job->buffers[mid].handle < (uintptr_t) h)
+			if (job->buffers[mid].handle->order < h->order)
 				lo = mid + 1;
 			else
 				hi = mid;

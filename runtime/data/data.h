@@ -78,6 +78,10 @@ struct starpu_data_state
 	int magic;				/* DATA_MAGIC while registered */
 	struct starpu_data_interface_ops *ops;
 	int home_node;				/* -1: none yet */
+	/* Registration number, unique: a job's buffers are sorted by it
+	 * (the order they are locked and fetched in), not by address, so
+	 * that a simulated run does not depend on where malloc put handles. */
+	uint64_t order;
 	struct data_replicate rep[STARPU_MAXNODES];
 	/* Waiters for a replicate to finish a copy or an allocation, and for
 	 * nrefs to reach 0 (unregistration). */

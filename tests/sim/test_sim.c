@@ -702,17 +702,17 @@ static void test_gpu_transfers(void)
  * dmda (alpha = beta = 1; no prefetch cost in the queues, prefetches run
  * on each GPU's transfer thread). The candidates are scanned from worker
  * k mod 4 at the k-th push; ties go to fewer queued tasks, then the first
- * scanned. A woken worker pops its task before the next submission (actors
- * run between the main actor's simulation calls at the same date).
+ * scanned. The main actor submits all six before any worker runs (in
+ * simulation an uncontended lock is not a SimGrid call, so submitting
+ * gives no other actor a turn), so pushed tasks stay queued meanwhile.
  *   T0: CPU end 2000 (fit 2000 - 1510 = 490), GPU end 1010 + 500 = 1510
  *       (fit 0 + 1010 transfer) -> CPU0 (w2).
  *   T1: CPU0 now ends at 4000 (fit 2490), CPU1 490 -> CPU1 (w3).
  *   T2: CPUs 2490, GPUs 1010 each, tie -> CUDA0 (w0), scanned first.
- *   T3: CUDA0 popped T2 (queue empty, busy until 500: data arrive at 1010
- *       anyway, end 1510, fit 1010), CUDA1 the same; scan starts at w3 ->
+ *   T3: CUDA0 has T2 queued, CUDA1 nothing -> CUDA1 (w1).
+ *   T4: one task queued on each GPU, same expected end; scan from w0 ->
  *       CUDA0 (w0).
- *   T4: CUDA0 has T3 queued, CUDA1 none: same fit -> CUDA1 (w1).
- *   T5: from w1: CUDA1 (popped T4) 1010, CUDA0 (one queued) 1010 -> CUDA1.
+ *   T5: from w1: CUDA1 (one queued) before CUDA0 (two) -> CUDA1 (w1).
  * Execution: CPUs run T0, T1 over [0, 2000]. Each GPU's transfer thread
  * copies its two vectors one after the other over its link, [0, 1010] and
  * [1010, 2020]; the GPU runs its first task [1010, 1510] and its second
@@ -742,7 +742,7 @@ static void test_gpu_golden(void)
 	CU_ASSERT_EQUAL(c.ret, 0);
 	CU_ASSERT_EQUAL(out_num(&c, "submit"), 0);
 	CU_ASSERT(close_to(out_num(&c, "makespan"), 2520.0));
-	expect_str(&c, "place", "2,3,0,0,1,1");
+	expect_str(&c, "place", "2,3,0,1,0,1");
 
 	run_golden("eager", &c);
 	CU_ASSERT(exited_ok(&c));
