@@ -299,6 +299,7 @@ void data_handle_free(starpu_data_handle_t h)
 	lookup_remove(h);
 	arbiter_forget_handle(h);
 	data_redux_free(h);
+	data_implicit_free(h);
 	os_mutex_lock(&h->lock);
 	for (unsigned node = 0; node < mem_nnodes; node++)
 	{
