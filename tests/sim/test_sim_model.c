@@ -334,7 +334,8 @@ static void test_conf_switch_bad(void)
 /* A platform written by StarPU 1.3's starpu_calibrate_bus (Debian's
  * starpu-tools, on the 2-core VM this was developed on: host "vm"), named
  * explicitly or found where StarPU keeps it ($STARPU_HOME/.starpu/sampling/
- * bus/<host>.platform.v4.xml). Its CPU0 and CPU1 hosts are the workers. */
+ * bus/<host>.platform.v4.xml). Its CPU0 and CPU1 hosts are the workers;
+ * its links and routes are empty (no device), which is fine. */
 static void test_starpu_platform(void)
 {
 	NEED_SIMGRID();
@@ -347,6 +348,15 @@ static void test_starpu_platform(void)
 	CU_ASSERT_EQUAL(c.sim, 1);
 	CU_ASSERT_EQUAL(c.nworkers, 2);
 	CU_ASSERT(close_to(c.makespan, 5 * TASK_US));
+
+	/* The SimGrid v3 file StarPU writes beside it does not load in SimGrid
+	 * 3.32: a clear error, with file:line and the way out. */
+	const char *v3[] = { "STARPU_SIMGRID=1", "STARPU_SIMGRID_PLATFORM=" VTEST_SIM_DATA "/starpu-vm.platform.xml", NULL };
+	run_child("run", v3, &c);
+	CU_ASSERT(exited_ok(&c));
+	CU_ASSERT_EQUAL(c.ret, -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(c.err, "starpu-vm.platform.xml:2"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(c.err, "use the <host>.platform.v4.xml"));
 
 	char home[] = "/tmp/vtest_sim_spXXXXXX", cmd[512], home_env[64];
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(home));
