@@ -109,6 +109,12 @@ struct starpu_conf
 	/* Directory of the trace file; NULL: STARPU_FXT_PREFIX, else the
 	 * current directory. */
 	const char *vela_trace_prefix;
+	/* Simulation (Vela extension): -1 (starpu_conf_init's default)
+	 * follows STARPU_SIMGRID, 0 runs for real, 1 simulates (the calling
+	 * thread joins a new simulation, as with STARPU_SIMGRID=1 set only
+	 * before starpu_init). One simulation per process: a real run may
+	 * come before it, not after. */
+	int vela_simulate;
 };
 
 /* Fills conf with defaults; returns 0, or -EINVAL for a NULL conf. */

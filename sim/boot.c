@@ -132,7 +132,12 @@ static int engine_start(const struct sim_boot *b, const char *factory, void (*ma
 	char why[768];
 	if (sg_load_platform(b->platform, why, sizeof(why)))
 	{
-		snprintf(err, errsize, "cannot load the simulated platform %s: %s", b->platform, why);
+		/* StarPU writes a SimGrid v3 file beside its v4 one. */
+		size_t n = strlen(b->platform);
+		int v3 = n > 13 && !strcmp(b->platform + n - 13, ".platform.xml") && strstr(why, "version");
+		snprintf(err, errsize, "cannot load the simulated platform %s: %s%s", b->platform, why,
+			 v3 ? " (a SimGrid v3 file, as StarPU's <host>.platform.xml: use the <host>.platform.v4.xml "
+			      "beside it)" : "");
 		return -EINVAL;
 	}
 	ncpus = 0;

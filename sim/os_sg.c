@@ -599,6 +599,15 @@ static void sg_sleep_us(double us)
 	sg_actor_sleep_for(us * 1e-6);
 }
 
+/* The runtime's own work (os_ops.model_cost): the actor is busy for that
+ * long. A delay rather than flops on its host, for the reason driver_sg.c
+ * gives (each runtime thread has a host of its own). */
+static void sg_model_cost(double us)
+{
+	if (self_or_die("model_cost") && us > 0)
+		sg_actor_sleep_for(us * 1e-6);
+}
+
 /* sg_actor_yield alone would livelock a polling loop (simulated time
  * cannot advance while an actor is runnable): let a nanosecond pass. */
 static void sg_yield_(void)
@@ -642,4 +651,5 @@ const struct os_ops os_sg_ops = {
 	.sleep_us = sg_sleep_us,
 	.yield = sg_yield_,
 	.timestamp_ns = NULL,
+	.model_cost = sg_model_cost,
 };

@@ -14,8 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CONF_MAGIC 42
-
 /* Parses a non-negative decimal integer; 0 on success. */
 static int parse_uint(const char *s, long max, long *out)
 {
@@ -69,6 +67,7 @@ int starpu_conf_init(struct starpu_conf *conf)
 	conf->driver_spinning_backoff_max = 32;
 	conf->vela_trace = -1;
 	conf->vela_trace_prefix = NULL;
+	conf->vela_simulate = -1;
 	/* As in StarPU, the defaults already reflect the environment (a
 	 * malformed value is reported again, as an error, by starpu_init). */
 	conf->sched_policy_name = getenv("STARPU_SCHED");

@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE
 #include "core/sim_loader.h"
+#include "core/conf.h"
 #include "core/job.h"
 #include "core/rt.h"
 #include "core/workers.h"
@@ -47,6 +48,51 @@ static int attached;
 /* STARPU_SIMGRID_DEFAULT_TASK_US: duration of a task without a usable
  * model, µs; negative: such a task fails. */
 static double default_task_us = -1.0;
+
+double sim_costs[SIM_NCOSTS];
+
+/* The overhead costs: their variables (StarPU's names) and their defaults,
+ * Vela's own costs on the machine it was developed on (sim/README.md,
+ * "Overheads", says how they were measured). */
+static const struct
+{
+	const char *var;
+	double default_us;
+} cost_vars[SIM_NCOSTS] = {
+	[SIM_COST_SUBMIT] = { "STARPU_SIMGRID_TASK_SUBMIT_COST", 0.21 },
+	[SIM_COST_SCHED] = { "STARPU_SIMGRID_SCHED_COST", 0.21 },
+	[SIM_COST_FETCH] = { "STARPU_SIMGRID_FETCHING_INPUT_COST", 0.13 },
+	[SIM_COST_TRANSFER] = { "STARPU_SIMGRID_TRANSFER_COST", 0.0 },
+	[SIM_COST_DEV_MALLOC] = { "STARPU_SIMGRID_CUDA_MALLOC_COST", 0.0 },
+	[SIM_COST_DEV_QUEUE] = { "STARPU_SIMGRID_CUDA_QUEUE_COST", 0.0 },
+};
+
+/* Reads every cost from the environment into out: 0, or -EINVAL after
+ * naming the variable whose value is not a non-negative, finite number of
+ * microseconds. */
+static int read_costs(double out[SIM_NCOSTS])
+{
+	for (unsigned k = 0; k < SIM_NCOSTS; k++)
+	{
+		const char *s = getenv(cost_vars[k].var);
+		out[k] = cost_vars[k].default_us;
+		if (!s)
+			continue;
+		char *end;
+		errno = 0;
+		double v = strtod(s, &end);
+		while (*end == ' ')
+			end++;
+		if (!*s || errno || *end || !(v >= 0.0) || !isfinite(v))
+		{
+			rt_error("starpu_init: environment variable %s='%s' must be a cost in microseconds (a non-negative "
+				 "number; 0 turns it off) (-EINVAL)", cost_vars[k].var, s);
+			return -EINVAL;
+		}
+		out[k] = v;
+	}
+	return 0;
+}
 
 static int env_on(const char *name)
 {
@@ -145,17 +191,17 @@ static int load_plugin(char *err, size_t errsize)
 	{
 		const char *why = dlerror();
 		if (VELA_SIM_BUILT)
-			snprintf(err, errsize, "simulation was requested (STARPU_SIMGRID) but the plugin %s cannot be loaded: %s",
+			snprintf(err, errsize, "simulation was requested (STARPU_SIMGRID or conf.vela_simulate) but the plugin %s cannot be loaded: %s",
 				 path, why ? why : "?");
 		else
-			snprintf(err, errsize, "simulation was requested (STARPU_SIMGRID) but this build of Vela has no "
+			snprintf(err, errsize, "simulation was requested (STARPU_SIMGRID or conf.vela_simulate) but this build of Vela has no "
 				 "SimGrid support (configure found no SimGrid >= 3.32)");
 		return -ENODEV;
 	}
 	const struct sim_plugin *p = dlsym(h, "vela_sim_plugin");
 	if (!p || p->version != SIM_PLUGIN_VERSION)
 	{
-		snprintf(err, errsize, "simulation was requested (STARPU_SIMGRID) but %s is not a Vela simulation plugin "
+		snprintf(err, errsize, "simulation was requested (STARPU_SIMGRID or conf.vela_simulate) but %s is not a Vela simulation plugin "
 			 "of version %d", path, SIM_PLUGIN_VERSION);
 		dlclose(h);
 		return -ENODEV;
@@ -264,16 +310,40 @@ static const char *progname(void)
 
 int sim_start(const struct starpu_conf *conf)
 {
-	(void) conf;
+	/* conf.vela_simulate, when conf is one (conf_resolve reports a conf
+	 * that starpu_conf_init did not fill). */
+	int want = conf && conf->magic == CONF_MAGIC ? conf->vela_simulate : -1;
+	if (want < -1 || want > 1)
+	{
+		rt_error("starpu_init: conf.vela_simulate=%d must be -1 (follow STARPU_SIMGRID), 0 (real run) or 1 "
+			 "(simulate) (-EINVAL)", want);
+		return -EINVAL;
+	}
+	double costs[SIM_NCOSTS];
 	if (os_is_simulated())
-		return 0;	/* already simulating: one simulation per process */
-	if (!env_on("STARPU_SIMGRID"))
+	{
+		/* Already simulating: one simulation per process. */
+		if (want == 0)
+		{
+			rt_error("starpu_init: conf.vela_simulate=0 asks for a real run, but this process is simulating "
+				 "(it does until it exits) (-EINVAL)");
+			return -EINVAL;
+		}
+		if (read_costs(costs))
+			return -EINVAL;
+		memcpy(sim_costs, costs, sizeof(costs));
+		return 0;
+	}
+	if (want == 0 || (want == -1 && !env_on("STARPU_SIMGRID")))
 		return 0;
 	if (boot_failed)
 	{
 		rt_error("starpu_init: %s (%d)", boot_error, boot_failed);
 		return boot_failed;
 	}
+	/* Before the engine starts: a process gets one try. */
+	if (read_costs(costs))
+		return -EINVAL;
 	char platform[4096], err[1024];
 	struct sim_boot b;
 	int ret = prepare_boot(&b, platform, sizeof(platform), progname(), err, sizeof(err));
@@ -282,6 +352,7 @@ int sim_start(const struct starpu_conf *conf)
 		attached = 1;
 		/* After SimGrid's own exit handler, so that ours runs first. */
 		atexit(detach_at_exit);
+		memcpy(sim_costs, costs, sizeof(costs));
 		return 0;
 	}
 	rt_error("starpu_init: %s (%d)", err, ret);

@@ -56,8 +56,16 @@ int mem_env_mib(const char *var, ssize_t *bytes);
 /* STARPU_DISK_SWAP=dir (STARPU_DISK_SWAP_SIZE MiB, STARPU_DISK_SWAP_BACKEND
  * unistd): adds a disk at init, where data leaves RAM (disk.c). */
 int mem_swap_setup(void);
-/* Adds a memory node; returns its id or a negative errno. */
+/* Adds a memory node of capacity total (bytes, -1: unknown); a device's is
+ * capped by STARPU_LIMIT_CUDA[_<devid>]_MEM / STARPU_LIMIT_OPENCL[_<devid>]_MEM
+ * (MiB). Returns its id or a negative errno (-EINVAL: a malformed limit,
+ * named in a message). */
 int memory_node_add(enum starpu_node_kind kind, int devid, const struct drv_node_ops *ops, void *driver_data, ssize_t total, const char *name);
+
+/* Whether src can copy to dst without going through RAM: one of them is
+ * RAM, or they are peers (a simulated platform's route between their
+ * hosts: the copy follows it, and the bus model predicts it so). */
+int mem_direct_copy(unsigned src, unsigned dst);
 
 /* Raw allocations on a node, through its driver, counted against its
  * limit: 0 when it does not fit or the driver fails. */

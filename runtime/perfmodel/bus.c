@@ -18,7 +18,9 @@
  * the route between their hosts gives the bottleneck bandwidth and the
  * summed latency, the very figures the simulated copies obey (CM02 with
  * factors 1), so schedulers' transfer estimates (dmda) agree with what
- * simulated transfers take. Files are neither read nor written then.
+ * simulated transfers take; two devices without a route between them
+ * copy through RAM, and are predicted so. Files are neither read nor
+ * written then.
  */
 #include "perfmodel/perfmodel.h"
 #include "core/conf.h"
@@ -268,6 +270,18 @@ static void bus_from_platform(struct pm_bus *b)
 			}
 			else
 				b->bandwidth[i][j] = b->latency[i][j] = NAN;
+		}
+	/* Two devices without a route between them copy through RAM
+	 * (data/coherency.c): two copies one after the other, latencies
+	 * added and 1 / bandwidth too, so that lat + bytes / bw stays the
+	 * prediction of the whole. */
+	for (unsigned i = 1; i < mem_nnodes; i++)
+		for (unsigned j = 1; j < mem_nnodes; j++)
+		{
+			if (i == j || mem_direct_copy(i, j) || !(b->bandwidth[i][0] > 0.0) || !(b->bandwidth[0][j] > 0.0))
+				continue;
+			b->bandwidth[i][j] = 1.0 / (1.0 / b->bandwidth[i][0] + 1.0 / b->bandwidth[0][j]);
+			b->latency[i][j] = b->latency[i][0] + b->latency[0][j];
 		}
 	b->loaded = 1;
 }

@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include "vtest.h"
+#include "sim_child.h"
 
 #include <starpu.h>
 
@@ -188,6 +189,30 @@ static int gpu_child(const char *scenario)
 		return 0;
 	if (!strcmp(scenario, "topology"))
 		print_topology();
+	else if (!strcmp(scenario, "peer"))
+	{
+		/* A 1 MB vector written on CUDA0 (worker 0), then read on
+		 * CUDA1 (worker 1): a device to device copy. */
+		const uint32_t elems = 125000;
+		double *v = calloc(elems, sizeof(double));
+		starpu_data_handle_t h;
+		starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t) v, elems, sizeof(double));
+		double t0 = starpu_timing_now();
+		for (unsigned w = 0; w < 2 && !ret; w++)
+		{
+			struct starpu_task *t = starpu_task_create();
+			t->cl = &scale_gpu_cl;
+			t->handles[0] = h;
+			t->execute_on_a_specific_worker = 1;
+			t->workerid = w;
+			ret = starpu_task_submit(t);
+		}
+		starpu_task_wait_for_all();
+		printf("makespan=%.17g submit=%d predict12=%.17g\n", starpu_timing_now() - t0, ret,
+		       starpu_transfer_predict(1, 2, elems * sizeof(double)));
+		starpu_data_unregister(h);
+		free(v);
+	}
 	else if (!strcmp(scenario, "copy"))
 	{
 		copy_pair("one", 0, 1, 0, 0);		/* RAM -> CUDA0 */
@@ -314,132 +339,6 @@ static int child_main(const char *scenario)
 	return 0;
 }
 
-/* ------------------------------------------------------------------ */
-/* The parent: runs a scenario in a child process. */
-
-struct child
-{
-	int status;
-	char out[8192];
-	char err[16384];
-	int ret, sim, executed, submit;
-	unsigned nworkers;
-	double makespan;
-};
-
-static void read_file(const char *path, char *buf, size_t size)
-{
-	FILE *f = fopen(path, "r");
-	size_t n = f ? fread(buf, 1, size - 1, f) : 0;
-	buf[n] = '\0';
-	if (f)
-		fclose(f);
-}
-
-/* env: "NAME=value" to set, "NAME" to unset; NULL-terminated. */
-static void run_child(const char *scenario, const char *const *env, struct child *c)
-{
-	char out[] = "/tmp/vtest_sim_outXXXXXX", err[] = "/tmp/vtest_sim_errXXXXXX";
-	int fo = mkstemp(out), fe = mkstemp(err);
-	memset(c, 0, sizeof(*c));
-	c->ret = 99;
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid == 0)
-	{
-		dup2(fo, 1);
-		dup2(fe, 2);
-		setenv("VTEST_SIM_CHILD", scenario, 1);
-		setenv("VELA_SIM_PLUGIN", VTEST_SIM_PLUGIN, 1);
-		setenv("STARPU_SIMGRID_PLATFORM", VTEST_SIM_DATA "/4cpu.platform.v4.xml", 1);
-		unsetenv("STARPU_NCPU");
-		unsetenv("VELA_SIM_BOOT");
-		for (const char *const *e = env; *e; e++)
-		{
-			char name[256];
-			const char *eq = strchr(*e, '=');
-			if (eq)
-			{
-				snprintf(name, sizeof(name), "%.*s", (int) (eq - *e), *e);
-				setenv(name, eq + 1, 1);
-			}
-			else
-				unsetenv(*e);
-		}
-		alarm(60);	/* a hang fails the case instead of the whole program */
-		execl("/proc/self/exe", "test_sim", (char *) NULL);
-		_exit(127);
-	}
-	waitpid(pid, &c->status, 0);
-	read_file(out, c->out, sizeof(c->out));
-	read_file(err, c->err, sizeof(c->err));
-	close(fo);
-	close(fe);
-	unlink(out);
-	unlink(err);
-	const char *r = strstr(c->out, "ret=");
-	if (r)
-		sscanf(r, "ret=%d", &c->ret);
-	const char *s = strstr(c->out, "sim=");
-	if (s)
-		sscanf(s, "sim=%d nworkers=%u makespan=%lg executed=%d submit=%d", &c->sim, &c->nworkers, &c->makespan,
-		       &c->executed, &c->submit);
-	if (c->err[0])
-		fprintf(stderr, "--- child (%s) stderr:\n%s", scenario, c->err);
-}
-
-/* The number after "key=" in the child's output (NAN when absent). */
-static double out_num(const struct child *c, const char *key)
-{
-	char pat[64];
-	snprintf(pat, sizeof(pat), "%s=", key);
-	for (const char *p = strstr(c->out, pat); p; p = strstr(p + 1, pat))
-		if (p == c->out || p[-1] == ' ' || p[-1] == '\n')
-			return strtod(p + strlen(pat), NULL);
-	return NAN;
-}
-
-/* The word after "key=" in the child's output ("" when absent). */
-static const char *out_str(const struct child *c, const char *key, char *buf, size_t size)
-{
-	char pat[64];
-	snprintf(pat, sizeof(pat), "%s=", key);
-	buf[0] = '\0';
-	for (const char *p = strstr(c->out, pat); p; p = strstr(p + 1, pat))
-		if (p == c->out || p[-1] == ' ' || p[-1] == '\n')
-		{
-			p += strlen(pat);
-			size_t n = strcspn(p, " \n");
-			snprintf(buf, size, "%.*s", (int) (n < size ? n : size - 1), p);
-			break;
-		}
-	return buf;
-}
-
-static int exited_ok(const struct child *c)
-{
-	return WIFEXITED(c->status) && WEXITSTATUS(c->status) == 0;
-}
-
-static int close_to(double got, double want)
-{
-	return fabs(got - want) <= 1e-9 * fabs(want);
-}
-
-/* Simulation cases need the plugin: not built without SimGrid, nor by
- * static-only builds (make check-asan). */
-static int plugin_missing(void)
-{
-#ifdef VELA_HAVE_SIMGRID
-	if (access(VTEST_SIM_PLUGIN, R_OK) == 0)
-		return 0;
-	fprintf(stderr, "skipped: no plugin %s (static-only build?)\n", VTEST_SIM_PLUGIN);
-#else
-	fprintf(stderr, "skipped: this build has no SimGrid\n");
-#endif
-	return 1;
-}
-#define NEED_SIMGRID() do { if (plugin_missing()) return; } while (0)
 
 /* ------------------------------------------------------------------ */
 /* Cases. */
@@ -633,15 +532,6 @@ static void test_plain_pthread(void)
 
 #define GPU_ENV "STARPU_SIMGRID=1", "STARPU_SIMGRID_PLATFORM=" VTEST_SIM_DATA "/2cuda.platform.v4.xml", \
 	"STARPU_PERF_MODEL_DIR=" VTEST_SIM_DATA "/models", "STARPU_HOSTNAME=simtest"
-
-static void expect_str(const struct child *c, const char *key, const char *want)
-{
-	char buf[128];
-	out_str(c, key, buf, sizeof(buf));
-	if (strcmp(buf, want))
-		fprintf(stderr, "%s: got '%s', want '%s'\n", key, buf, want);
-	CU_ASSERT_STRING_EQUAL(buf, want);
-}
 
 static void test_gpu_topology(void)
 {
@@ -884,6 +774,91 @@ static void test_gpu_no_cpu_host(void)
 	}
 }
 
+/* STARPU_LIMIT_CUDA_MEM and STARPU_LIMIT_CUDA_<devid>_MEM (MiB) cap the
+ * simulated devices below their memsize, the per-device one first; a
+ * limit above memsize leaves it. */
+static void test_gpu_limit_mem(void)
+{
+	NEED_SIMGRID();
+	const char *all[] = { GPU_ENV, "STARPU_LIMIT_CUDA_MEM=2", NULL };
+	struct child c;
+	run_child("gpu-topology", all, &c);
+	CU_ASSERT(exited_ok(&c));
+	CU_ASSERT_EQUAL(c.ret, 0);
+	CU_ASSERT_EQUAL(out_num(&c, "total1"), 2 << 20);
+	CU_ASSERT_EQUAL(out_num(&c, "total2"), 2 << 20);
+
+	const char *one[] = { GPU_ENV, "STARPU_LIMIT_CUDA_MEM=2", "STARPU_LIMIT_CUDA_1_MEM=1", NULL };
+	run_child("gpu-topology", one, &c);
+	CU_ASSERT_EQUAL(c.ret, 0);
+	CU_ASSERT_EQUAL(out_num(&c, "total1"), 2 << 20);
+	CU_ASSERT_EQUAL(out_num(&c, "total2"), 1 << 20);
+
+	const char *above[] = { GPU_ENV, "STARPU_LIMIT_CUDA_MEM=100", "STARPU_LIMIT_OPENCL_MEM=1", NULL };
+	run_child("gpu-topology", above, &c);
+	CU_ASSERT_EQUAL(c.ret, 0);
+	CU_ASSERT_EQUAL(out_num(&c, "total1"), 4000000);
+	CU_ASSERT_EQUAL(out_num(&c, "total2"), 16000000);
+
+	/* CUDA1 capped at 3 MiB holds two 1.5 MB vectors, not three: the
+	 * capacity case behaves as on CUDA0 (test_gpu_capacity). */
+	const char *cap[] = { GPU_ENV, "STARPU_PROFILING=1", "VTEST_SIM_WORKER=1", "STARPU_LIMIT_CUDA_1_MEM=3", NULL };
+	run_child("gpu-capacity", cap, &c);
+	CU_ASSERT(exited_ok(&c));
+	CU_ASSERT(close_to(out_num(&c, "makespan"), 19600.0));
+	CU_ASSERT_EQUAL(out_num(&c, "writebacks"), 4);
+	expect_str(&c, "place", "1,1,1,1,1,1");
+
+	const char *const bad[][2] = { { "STARPU_LIMIT_CUDA_MEM=lots", "STARPU_LIMIT_CUDA_MEM='lots'" },
+				       { "STARPU_LIMIT_CUDA_0_MEM=-3", "STARPU_LIMIT_CUDA_0_MEM='-3'" },
+				       { "STARPU_LIMIT_CUDA_1_MEM=1.5", "STARPU_LIMIT_CUDA_1_MEM='1.5'" } };
+	for (int i = 0; i < 3; i++)
+	{
+		const char *env[] = { GPU_ENV, bad[i][0], NULL };
+		run_child("gpu-topology", env, &c);
+		CU_ASSERT(exited_ok(&c));
+		CU_ASSERT_EQUAL(c.ret, -EINVAL);
+		CU_ASSERT_PTR_NOT_NULL(strstr(c.err, bad[i][1]));
+	}
+}
+
+/* Device to device copies follow the platform's route between the two
+ * devices' hosts when there is one, in one copy, and the bus model
+ * (dmda's estimates) predicts the same; without a route they go through
+ * RAM, two copies, and are predicted so. A 1 MB vector: CUDA0 reads it from
+ * RAM (1010 us) and runs (500 us), then CUDA1 gets it from CUDA0 and runs
+ * (500 us): 2010 us + the copy.
+ *   2cuda-nvlink: a direct link, 4 GB/s and 2 us: 2 + 250 = 252 us;
+ *   2cuda: the route crosses the host's two links: 20 + 1000 = 1020 us;
+ *   2cuda-noroute: CUDA0 -> RAM then RAM -> CUDA1: 2 x 1010 = 2020 us. */
+static void test_gpu_peer_copies(void)
+{
+	NEED_SIMGRID();
+	const struct
+	{
+		const char *platform;
+		double copy;
+	} cases[] = {
+		{ "STARPU_SIMGRID_PLATFORM=" VTEST_SIM_DATA "/2cuda-nvlink.platform.v4.xml", 252.0 },
+		{ "STARPU_SIMGRID_PLATFORM=" VTEST_SIM_DATA "/2cuda.platform.v4.xml", 1020.0 },
+		{ "STARPU_SIMGRID_PLATFORM=" VTEST_SIM_DATA "/2cuda-noroute.platform.v4.xml", 2020.0 },
+	};
+	for (int i = 0; i < 3; i++)
+	{
+		const char *env[] = { GPU_ENV, cases[i].platform, NULL };
+		struct child c;
+		run_child("gpu-peer", env, &c);
+		CU_ASSERT(exited_ok(&c));
+		CU_ASSERT_EQUAL(c.ret, 0);
+		CU_ASSERT_EQUAL(out_num(&c, "submit"), 0);
+		if (!close_to(out_num(&c, "makespan"), 2010.0 + cases[i].copy))
+			fprintf(stderr, "%s: makespan %.17g, want %.17g\n", cases[i].platform, out_num(&c, "makespan"),
+				2010.0 + cases[i].copy);
+		CU_ASSERT(close_to(out_num(&c, "makespan"), 2010.0 + cases[i].copy));
+		CU_ASSERT(close_to(out_num(&c, "predict12"), cases[i].copy));
+	}
+}
+
 static const struct vtest_case cases[] = {
 	{ "real run of the same binary", test_real_run },
 	{ "hijack boot: exact, deterministic makespan", test_hijack_makespan },
@@ -904,6 +879,8 @@ static const struct vtest_case cases[] = {
 	{ "datum larger than the device", test_gpu_too_big },
 	{ "platform without CPU hosts", test_gpu_no_cpu_host },
 	{ "bad device counts, placeholder called for real", test_gpu_bad_input },
+	{ "STARPU_LIMIT_CUDA[_<devid>]_MEM", test_gpu_limit_mem },
+	{ "device to device copies along platform routes", test_gpu_peer_copies },
 	VTEST_END
 };
 
