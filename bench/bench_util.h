@@ -6,9 +6,12 @@
 #ifndef BENCH_UTIL_H
 #define BENCH_UTIL_H
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <starpu.h>
 
 /* The program's name in messages. */
 static const char *bench_name = "bench";
@@ -55,6 +58,29 @@ static inline const char *policy_label(const char *chosen)
 		unsetenv("STARPU_SCHED");
 	const char *p = chosen ? chosen : getenv("STARPU_SCHED");
 	return p && *p ? p : "default";
+}
+
+/* starpu_init with the policy chosen on the command line (NULL: the
+ * runtime's default, or STARPU_SCHED). Returns 0, or 77 (the test suite's
+ * "skipped") after saying so when no worker is available; exits on any
+ * other failure. */
+static inline int bench_init(const char *policy)
+{
+	struct starpu_conf conf;
+	int ret = starpu_conf_init(&conf);
+
+	if (ret != 0)
+		die("starpu_conf_init", ret);
+	if (policy)
+		conf.sched_policy_name = policy;
+	ret = starpu_init(&conf);
+	if (ret == -ENODEV) {
+		fprintf(stderr, "%s: no worker available\n", bench_name);
+		return 77;
+	}
+	if (ret != 0)
+		die("starpu_init", ret);
+	return 0;
 }
 
 #endif /* BENCH_UTIL_H */

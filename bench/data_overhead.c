@@ -248,12 +248,11 @@ int main(int argc, char **argv)
 		.n = 20000, .reps = 5, .chains = 1,
 		.nbufs = { 1, 2, 4, 8 }, .nnbufs = 4, .do_r = 1, .do_rw = 1,
 	};
-	struct starpu_conf conf;
 	struct starpu_task *tasks;
 	struct sample *samples;
 	const char *policy;
 	unsigned nsets;
-	int c, ret;
+	int c;
 
 	while ((c = getopt(argc, argv, "n:r:b:a:c:p:mh")) != -1) {
 		switch (c) {
@@ -307,18 +306,8 @@ int main(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 
-	ret = starpu_conf_init(&conf);
-	if (ret != 0)
-		die("starpu_conf_init", ret);
-	if (o.policy)
-		conf.sched_policy_name = o.policy;
-	ret = starpu_init(&conf);
-	if (ret == -ENODEV) {
-		fprintf(stderr, "data_overhead: no worker available\n");
+	if (bench_init(o.policy) == 77)
 		return 77;
-	}
-	if (ret != 0)
-		die("starpu_init", ret);
 
 	nsets = o.do_rw ? o.chains : 1;
 	register_handles(nsets);

@@ -396,7 +396,6 @@ int main(int argc, char **argv)
 {
 	bench_name = "ooc";
 	struct opts o = { .tile_kib = 4096, .ntiles = 32, .sweeps = 4 };
-	struct starpu_conf conf;
 	struct phase ph[4] = { { .name = "init" }, { .name = "sweeps" },
 			       { .name = "verify" }, { .name = "total" } };
 	starpu_data_handle_t *x, *y;
@@ -405,7 +404,7 @@ int main(int argc, char **argv)
 	double t0, t1, t2, t3, ws_mib;
 	int64_t disk_bytes, rss;
 	char dir[4096], limit_str[32];
-	int c, ret, node;
+	int c, node;
 
 	while ((c = getopt(argc, argv, "t:T:s:l:D:d:p:kmh")) != -1) {
 		switch (c) {
@@ -486,19 +485,10 @@ int main(int argc, char **argv)
 	}
 
 	const char *policy = policy_label(o.policy);
-	ret = starpu_conf_init(&conf);
-	if (ret != 0)
-		die("starpu_conf_init", ret);
-	if (o.policy)
-		conf.sched_policy_name = o.policy;
-	ret = starpu_init(&conf);
-	if (ret == -ENODEV) {
-		fprintf(stderr, "ooc: no worker available\n");
+	if (bench_init(o.policy) == 77) {
 		rmdir(dir);
 		return 77;
 	}
-	if (ret != 0)
-		die("starpu_init", ret);
 
 	node = starpu_disk_register(&starpu_disk_unistd_ops, (void *)dir,
 				    (starpu_ssize_t)o.disk_mib * 1024 * 1024);

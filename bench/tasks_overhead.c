@@ -250,11 +250,10 @@ int main(int argc, char **argv)
 {
 	bench_name = "tasks_overhead";
 	struct opts o = { .n = 100000, .reps = 5, .indep = 1, .chain = 1 };
-	struct starpu_conf conf;
 	struct starpu_task *tasks;
 	struct sample *samples;
 	const char *policy;
-	int c, ret;
+	int c;
 
 	while ((c = getopt(argc, argv, "n:r:s:p:cmh")) != -1) {
 		switch (c) {
@@ -321,18 +320,8 @@ int main(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 
-	ret = starpu_conf_init(&conf);
-	if (ret != 0)
-		die("starpu_conf_init", ret);
-	if (o.policy)
-		conf.sched_policy_name = o.policy;
-	ret = starpu_init(&conf);
-	if (ret == -ENODEV) {
-		fprintf(stderr, "tasks_overhead: no worker available\n");
+	if (bench_init(o.policy) == 77)
 		return 77;
-	}
-	if (ret != 0)
-		die("starpu_init", ret);
 
 	if (o.indep && !o.only_create)
 		measure(&o, tasks, policy, samples, 0, 0);

@@ -12,6 +12,7 @@
 #include "core/conf.h"
 #include "core/job.h"
 #include "core/rt.h"
+#include "core/sim_loader.h"
 #include "core/workers.h"
 #include "data/data.h"
 #include "perfmodel/perfmodel.h"
@@ -126,6 +127,9 @@ static void execute_job(struct worker *w, struct job *job)
 	struct team team;
 	if (cw)
 		team_build(&team, w, job, cw);
+	/* Simulation: the runtime's costs for this task (none in a real run). */
+	sim_cost(SIM_COST_SCHED, 1);
+	sim_cost(SIM_COST_FETCH, job->nbuffers);
 	int ret = data_fetch_for_job(job, w->memory_node);
 	if (ret)
 	{
@@ -145,6 +149,8 @@ static void execute_job(struct worker *w, struct job *job)
 		sched_pre_exec(w, job);
 		int measure = pm_measure_wanted(job, w);
 		double start = measure ? os_now_us() : 0.0;
+		if (w->arch != STARPU_CPU_WORKER)
+			sim_cost(SIM_COST_DEV_QUEUE, 1);	/* simulation: queueing the kernel */
 		trace_on_exec_start(job);	/* observers: data fetched, kernel starts */
 		if (cw)
 			team_go(&team, 0);

@@ -109,6 +109,12 @@ struct starpu_conf
 	/* Directory of the trace file; NULL: STARPU_FXT_PREFIX, else the
 	 * current directory. */
 	const char *vela_trace_prefix;
+	/* Simulation (Vela extension): -1 (starpu_conf_init's default)
+	 * follows STARPU_SIMGRID, 0 runs for real, 1 simulates (the calling
+	 * thread joins a new simulation, as with STARPU_SIMGRID=1 set only
+	 * before starpu_init). One simulation per process: a real run may
+	 * come before it, not after. */
+	int vela_simulate;
 };
 
 /* Fills conf with defaults; returns 0, or -EINVAL for a NULL conf. */
@@ -151,8 +157,20 @@ void starpu_get_version(int *major, int *minor, int *release);
  *                                usable model (default: such a task fails)
  *   VELA_SIM_BOOT=attach         always attach (thread contexts)
  *   VELA_SIM_PLUGIN=path         the plugin (default: the installed one)
- *   VELA_SIMGRID_ARGS="--cfg=..."  options for SimGrid itself */
+ *   VELA_SIMGRID_ARGS="--cfg=..."  options for SimGrid itself
+ * The platform's CPU<k> hosts are CPU workers, its CUDA<k> and OpenCL<k>
+ * hosts GPU workers with a memory node each (STARPU_NCUDA, STARPU_NOPENCL
+ * restrict them). */
 int vela_is_simulated(void);
+
+/* Vela extension: a stand-in for a device kernel that exists only in
+ * simulation. A codelet is schedulable on simulated CUDA (resp. OpenCL)
+ * workers when it declares cuda_funcs (resp. opencl_funcs); an application
+ * without a CUDA kernel may name this function there, e.g.
+ *   .cuda_funcs = { vela_sim_placeholder },
+ * Kernels never run in simulation; called for real (a real CUDA or OpenCL
+ * worker), it prints which task called it and aborts the process. */
+void vela_sim_placeholder(void *buffers[], void *cl_arg);
 
 #ifdef __cplusplus
 }

@@ -26,10 +26,73 @@ static struct sg_thread main_thread;
 static sg_host_t main_host;
 static unsigned ncpus;
 static int engine_started;
+/* The platform's devices, found once the platform is loaded. */
+static struct sim_device devices[SG_MAX_DEVICES];
+static unsigned ndevices;
 
 unsigned sg_ncpus(void)
 {
 	return ncpus;
+}
+
+unsigned sg_devices(struct sim_device *out, unsigned max)
+{
+	for (unsigned i = 0; i < ndevices && i < max; i++)
+		out[i] = devices[i];
+	return ndevices;
+}
+
+ssize_t sg_host_memsize(const char *host)
+{
+	sg_host_t h = sg_host_by_name(host);
+	const char *mem = h ? sg_host_get_property_value(h, "memsize") : NULL;
+	if (!mem)
+		return -1;
+	char *end;
+	errno = 0;
+	long long v = strtoll(mem, &end, 10);
+	return errno || end == mem || *end || v <= 0 ? -1 : (ssize_t) v;
+}
+
+/* Adds the hosts <prefix>0, <prefix>1, ... to the device list. */
+static int find_devices(const struct sim_boot *b, const char *prefix, int arch, unsigned max, char *err,
+			size_t errsize)
+{
+	for (unsigned k = 0; k < max; k++)
+	{
+		char name[32];
+		snprintf(name, sizeof(name), "%s%u", prefix, k);
+		sg_host_t h = sg_host_by_name(name);
+		if (!h)
+			break;
+		if (ndevices == SG_MAX_DEVICES)
+		{
+			snprintf(err, errsize, "the simulated platform %s has more than %d devices", b->platform,
+				 SG_MAX_DEVICES);
+			return -EINVAL;
+		}
+		struct sim_device *d = &devices[ndevices];
+		d->arch = arch;
+		d->devid = (int) k;
+		d->memsize = -1;
+		snprintf(d->host, sizeof(d->host), "%s", name);
+		const char *mem = sg_host_get_property_value(h, "memsize");
+		if (mem)
+		{
+			char *end;
+			errno = 0;
+			long long v = strtoll(mem, &end, 10);
+			if (errno || end == mem || *end || v <= 0)
+			{
+				snprintf(err, errsize, "the simulated platform %s: host %s has memsize='%s', which is not "
+					 "a positive number of bytes", b->platform, name, mem);
+				return -EINVAL;
+			}
+			d->memsize = (ssize_t) v;
+		}
+		ndevices++;
+	}
+	return 0;
 }
 
 /* SimGrid's argv: ours, never the application's. */
@@ -69,7 +132,12 @@ static int engine_start(const struct sim_boot *b, const char *factory, void (*ma
 	char why[768];
 	if (sg_load_platform(b->platform, why, sizeof(why)))
 	{
-		snprintf(err, errsize, "cannot load the simulated platform %s: %s", b->platform, why);
+		/* StarPU writes a SimGrid v3 file beside its v4 one. */
+		size_t n = strlen(b->platform);
+		int v3 = n > 13 && !strcmp(b->platform + n - 13, ".platform.xml") && strstr(why, "version");
+		snprintf(err, errsize, "cannot load the simulated platform %s: %s%s", b->platform, why,
+			 v3 ? " (a SimGrid v3 file, as StarPU's <host>.platform.xml: use the <host>.platform.v4.xml "
+			      "beside it)" : "");
 		return -EINVAL;
 	}
 	ncpus = 0;
@@ -87,6 +155,12 @@ static int engine_start(const struct sim_boot *b, const char *factory, void (*ma
 			 b->platform);
 		return -EINVAL;
 	}
+	ndevices = 0;
+	int ret = find_devices(b, "CUDA", STARPU_CUDA_WORKER, STARPU_MAXCUDADEVS, err, errsize);
+	if (!ret)
+		ret = find_devices(b, "OpenCL", STARPU_OPENCL_WORKER, STARPU_MAXOPENCLDEVS, err, errsize);
+	if (ret)
+		return ret;
 	main_host = sg_host_by_name("MAIN");
 	if (!main_host)
 		main_host = sg_host_by_name("CPU0");

@@ -26,34 +26,38 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SG_MAGIC_MUTEX 0x56454c414d555458ull	/* "VELAMUTX" */
-#define SG_MAGIC_COND 0x56454c41434f4e44ull	/* "VELACOND" */
-#define SG_MAGIC_RWLOCK 0x56454c4152574c4bull	/* "VELARWLK" */
+#define SG_MAGIC_MUTEX 0x4d584c56u	/* "VLXM" */
+#define SG_MAGIC_COND 0x44434c56u	/* "VLCD" */
+#define SG_MAGIC_RWLOCK 0x4b574c56u	/* "VLWK" */
 
 struct sg_mutex_st
 {
-	uint64_t magic;
-	sg_mutex_t m;
+	uint32_t magic;
+	uint32_t depth;			/* recursive locks held by owner */
 	struct sg_thread *owner;	/* while locked */
-	unsigned depth;			/* recursive locks held by owner */
-	int recursive;
+	uint32_t nwaiters;		/* actors blocked in mutex_acquire */
+	int32_t recursive;
+	sg_mutex_t m;			/* contended waits only: NULL until then */
+	sg_cond_t c;
 };
 
 struct sg_cond_st
 {
-	uint64_t magic;
+	uint32_t magic;
+	uint32_t nwaiters;
+	uint64_t seq;			/* signals given so far */
+	sg_mutex_t m;			/* NULL until the first wait */
 	sg_cond_t c;
 };
 
-/* Writer preference is not needed by the runtime; readers and one writer
- * over a mutex and a condition. */
 struct sg_rwlock_st
 {
-	uint64_t magic;
-	sg_mutex_t m;
+	uint32_t magic;
+	uint32_t readers;
+	int32_t writer;
+	uint32_t nwaiters;
+	sg_mutex_t m;			/* contended waits only: NULL until then */
 	sg_cond_t c;
-	unsigned readers;
-	int writer;
 };
 
 _Static_assert(sizeof(struct sg_mutex_st) <= sizeof(os_mutex_t), "os_mutex_t too small");
@@ -206,7 +210,20 @@ static void run_key_destructors(struct sg_thread *t)
 }
 
 /* ------------------------------------------------------------------ */
-/* Mutexes. */
+/* Mutexes.
+ *
+ * One actor runs at a time, so an uncontended lock or unlock is a plain
+ * write to the owner field: no SimGrid call. That matters twice: a
+ * SimGrid call is a trip through maestro (the runtime takes several locks
+ * per task), and it is a point where other actors may run, so taking one
+ * more uncontended lock (e.g. to record a trace) would change the order in
+ * which actors run at the same simulated instant, hence the schedule.
+ * Only an actor that finds the mutex held blocks, on the mutex's own
+ * SimGrid mutex and condition (created on first contention), and checks
+ * the owner again under that SimGrid mutex; an unlock with waiters
+ * notifies under it, so no wake-up is lost: the owner field is cleared
+ * before the notifier takes the SimGrid mutex, and a waiter reads it
+ * holding that mutex until it sleeps. */
 
 static struct sg_mutex_st *mutex_get(os_mutex_t *mutex)
 {
@@ -214,10 +231,19 @@ static struct sg_mutex_st *mutex_get(os_mutex_t *mutex)
 	if (__builtin_expect(s->magic != SG_MAGIC_MUTEX, 0))
 	{
 		memset(s, 0, sizeof(*s));
-		s->m = sg_mutex_init();
 		s->magic = SG_MAGIC_MUTEX;
 	}
 	return s;
+}
+
+/* The SimGrid objects contended waits need. */
+static void mutex_wait_objects(struct sg_mutex_st *s)
+{
+	if (!s->m)
+	{
+		s->m = sg_mutex_init();
+		s->c = sg_cond_init();
+	}
 }
 
 static int sg_mutex_init_(os_mutex_t *mutex, int recursive)
@@ -233,10 +259,41 @@ static int sg_mutex_init_(os_mutex_t *mutex, int recursive)
 static int sg_mutex_destroy_(os_mutex_t *mutex)
 {
 	struct sg_mutex_st *s = (struct sg_mutex_st *) (void *) mutex;
-	if (s->magic == SG_MAGIC_MUTEX && !sg_over)
+	if (s->magic == SG_MAGIC_MUTEX && s->m && !sg_over)
+	{
+		sg_cond_destroy(s->c);
 		sg_mutex_destroy(s->m);
+	}
 	memset(mutex, 0, sizeof(*mutex));
 	return 0;
+}
+
+/* Takes s for me, blocking while another actor holds it. */
+static void mutex_acquire(struct sg_mutex_st *s, struct sg_thread *me)
+{
+	if (__builtin_expect(s->owner == NULL, 1))
+	{
+		s->owner = me;
+		return;
+	}
+	mutex_wait_objects(s);
+	s->nwaiters++;
+	sg_mutex_lock(s->m);
+	while (s->owner)
+		sg_cond_wait(s->c, s->m);
+	s->owner = me;		/* before any other actor can run */
+	s->nwaiters--;
+	sg_mutex_unlock(s->m);
+}
+
+static void mutex_release(struct sg_mutex_st *s)
+{
+	s->owner = NULL;
+	if (__builtin_expect(s->nwaiters == 0, 1))
+		return;
+	sg_mutex_lock(s->m);
+	sg_cond_notify_one(s->c);
+	sg_mutex_unlock(s->m);
 }
 
 static int sg_mutex_lock_(os_mutex_t *mutex)
@@ -252,8 +309,7 @@ static int sg_mutex_lock_(os_mutex_t *mutex)
 		s->depth++;
 		return 0;
 	}
-	sg_mutex_lock(s->m);
-	s->owner = me;
+	mutex_acquire(s, me);
 	s->depth = 1;
 	return 0;
 }
@@ -269,7 +325,7 @@ static int sg_mutex_trylock_(os_mutex_t *mutex)
 		s->depth++;
 		return 0;
 	}
-	if (!sg_mutex_try_lock(s->m))
+	if (s->owner)
 		return EBUSY;
 	s->owner = me;
 	s->depth = 1;
@@ -286,13 +342,21 @@ static int sg_mutex_unlock_(os_mutex_t *mutex)
 		return EPERM;
 	if (--s->depth > 0)
 		return 0;
-	s->owner = NULL;
-	sg_mutex_unlock(s->m);
+	mutex_release(s);
 	return 0;
 }
 
 /* ------------------------------------------------------------------ */
-/* Conditions. */
+/* Conditions.
+ *
+ * A condition counts its signals (seq). A waiter notes the count while it
+ * still holds the mutex, releases the mutex, then sleeps on the
+ * condition's own SimGrid mutex and condition until the count moves (or
+ * the delay passes), and takes the mutex again. A signal bumps the count
+ * and, only when some actor waits, notifies under the SimGrid mutex; as a
+ * waiter compares the count holding that mutex until it sleeps, no signal
+ * given after it released the mutex is lost. Wake-ups may be spurious, as
+ * with pthreads: callers wait in a loop on their predicate. */
 
 static struct sg_cond_st *cond_get(os_cond_t *cond)
 {
@@ -300,7 +364,6 @@ static struct sg_cond_st *cond_get(os_cond_t *cond)
 	if (__builtin_expect(s->magic != SG_MAGIC_COND, 0))
 	{
 		memset(s, 0, sizeof(*s));
-		s->c = sg_cond_init();
 		s->magic = SG_MAGIC_COND;
 	}
 	return s;
@@ -317,17 +380,33 @@ static int sg_cond_init_(os_cond_t *cond)
 static int sg_cond_destroy_(os_cond_t *cond)
 {
 	struct sg_cond_st *s = (struct sg_cond_st *) (void *) cond;
-	if (s->magic == SG_MAGIC_COND && !sg_over)
+	if (s->magic == SG_MAGIC_COND && s->m && !sg_over)
+	{
 		sg_cond_destroy(s->c);
+		sg_mutex_destroy(s->m);
+	}
 	memset(cond, 0, sizeof(*cond));
 	return 0;
+}
+
+static void cond_notify(struct sg_cond_st *c, int all)
+{
+	c->seq++;
+	if (__builtin_expect(c->nwaiters == 0, 1))
+		return;
+	sg_mutex_lock(c->m);
+	if (all)
+		sg_cond_notify_all(c->c);
+	else
+		sg_cond_notify_one(c->c);
+	sg_mutex_unlock(c->m);
 }
 
 static int sg_cond_signal_(os_cond_t *cond)
 {
 	if (!self_or_die("cond_signal"))
 		return 0;
-	sg_cond_notify_one(cond_get(cond)->c);
+	cond_notify(cond_get(cond), 0);
 	return 0;
 }
 
@@ -335,13 +414,14 @@ static int sg_cond_broadcast_(os_cond_t *cond)
 {
 	if (!self_or_die("cond_broadcast"))
 		return 0;
-	sg_cond_notify_all(cond_get(cond)->c);
+	cond_notify(cond_get(cond), 1);
 	return 0;
 }
 
 /* Waits with the mutex released whatever its recursion depth, as
- * pthread_cond_wait does for a mutex locked once. */
-static int cond_wait_common(os_cond_t *cond, os_mutex_t *mutex, double delay_s, int timed)
+ * pthread_cond_wait does for a mutex locked once; timed: until the
+ * simulated clock reaches deadline_s. */
+static int cond_wait_common(os_cond_t *cond, os_mutex_t *mutex, double deadline_s, int timed)
 {
 	struct sg_thread *me = self_or_die("cond_wait");
 	if (!me)
@@ -353,17 +433,33 @@ static int cond_wait_common(os_cond_t *cond, os_mutex_t *mutex, double delay_s, 
 	if (m->owner != me)
 		return EPERM;
 	struct sg_cond_st *c = cond_get(cond);
+	if (!c->m)
+	{
+		c->m = sg_mutex_init();
+		c->c = sg_cond_init();
+	}
 	unsigned depth = m->depth;
-	m->owner = NULL;
+	unsigned long seq = c->seq;
+	c->nwaiters++;
 	m->depth = 0;
+	mutex_release(m);
 	int timedout = 0;
-	if (timed)
-		timedout = sg_cond_wait_for(c->c, m->m, delay_s > 0 ? delay_s : 0);
-	else
-		sg_cond_wait(c->c, m->m);
-	m->owner = me;
+	sg_mutex_lock(c->m);
+	while (c->seq == seq && !timedout)
+	{
+		if (!timed)
+			sg_cond_wait(c->c, c->m);
+		else
+		{
+			double left = deadline_s - simgrid_get_clock();
+			timedout = left <= 0 || sg_cond_wait_for(c->c, c->m, left);
+		}
+	}
+	c->nwaiters--;
+	sg_mutex_unlock(c->m);
+	mutex_acquire(m, me);
 	m->depth = depth;
-	return timedout ? ETIMEDOUT : 0;
+	return timedout && c->seq == seq ? ETIMEDOUT : 0;
 }
 
 static int sg_cond_wait_(os_cond_t *cond, os_mutex_t *mutex)
@@ -373,11 +469,14 @@ static int sg_cond_wait_(os_cond_t *cond, os_mutex_t *mutex)
 
 static int sg_cond_timedwait_(os_cond_t *cond, os_mutex_t *mutex, double deadline_us)
 {
-	return cond_wait_common(cond, mutex, deadline_us * 1e-6 - simgrid_get_clock(), 1);
+	return cond_wait_common(cond, mutex, deadline_us * 1e-6, 1);
 }
 
 /* ------------------------------------------------------------------ */
-/* Reader-writer locks. */
+/* Reader-writer locks: readers and one writer (writer preference is not
+ * needed by the runtime), with the mutexes' scheme: free for what is
+ * asked, a plain update; otherwise wait on the lock's SimGrid mutex and
+ * condition, checking the state under that mutex. */
 
 static struct sg_rwlock_st *rwlock_get(os_rwlock_t *rwlock)
 {
@@ -385,8 +484,6 @@ static struct sg_rwlock_st *rwlock_get(os_rwlock_t *rwlock)
 	if (__builtin_expect(s->magic != SG_MAGIC_RWLOCK, 0))
 	{
 		memset(s, 0, sizeof(*s));
-		s->m = sg_mutex_init();
-		s->c = sg_cond_init();
 		s->magic = SG_MAGIC_RWLOCK;
 	}
 	return s;
@@ -403,7 +500,7 @@ static int sg_rwlock_init_(os_rwlock_t *rwlock)
 static int sg_rwlock_destroy_(os_rwlock_t *rwlock)
 {
 	struct sg_rwlock_st *s = (struct sg_rwlock_st *) (void *) rwlock;
-	if (s->magic == SG_MAGIC_RWLOCK && !sg_over)
+	if (s->magic == SG_MAGIC_RWLOCK && s->m && !sg_over)
 	{
 		sg_cond_destroy(s->c);
 		sg_mutex_destroy(s->m);
@@ -412,34 +509,42 @@ static int sg_rwlock_destroy_(os_rwlock_t *rwlock)
 	return 0;
 }
 
+static int rwlock_busy(const struct sg_rwlock_st *s, int write)
+{
+	return write ? s->writer || s->readers : s->writer;
+}
+
 static int rwlock_acquire(os_rwlock_t *rwlock, int write, int try)
 {
 	if (!self_or_die(write ? "rwlock_wrlock" : "rwlock_rdlock"))
 		return 0;
 	struct sg_rwlock_st *s = rwlock_get(rwlock);
-	int ret = 0;
-	sg_mutex_lock(s->m);
-	for (;;)
+	if (rwlock_busy(s, write))
 	{
-		int busy = write ? (s->writer || s->readers) : s->writer;
-		if (!busy)
-			break;
 		if (try)
+			return EBUSY;
+		if (!s->m)
 		{
-			ret = EBUSY;
-			break;
+			s->m = sg_mutex_init();
+			s->c = sg_cond_init();
 		}
-		sg_cond_wait(s->c, s->m);
-	}
-	if (!ret)
-	{
-		if (write)
+		s->nwaiters++;
+		sg_mutex_lock(s->m);
+		while (rwlock_busy(s, write))
+			sg_cond_wait(s->c, s->m);
+		s->nwaiters--;
+		if (write)	/* before any other actor can run */
 			s->writer = 1;
 		else
 			s->readers++;
+		sg_mutex_unlock(s->m);
+		return 0;
 	}
-	sg_mutex_unlock(s->m);
-	return ret;
+	if (write)
+		s->writer = 1;
+	else
+		s->readers++;
+	return 0;
 }
 
 static int sg_rwlock_rdlock_(os_rwlock_t *rwlock)
@@ -467,11 +572,13 @@ static int sg_rwlock_unlock_(os_rwlock_t *rwlock)
 	if (!self_or_die("rwlock_unlock"))
 		return 0;
 	struct sg_rwlock_st *s = rwlock_get(rwlock);
-	sg_mutex_lock(s->m);
 	if (s->writer)
 		s->writer = 0;
 	else if (s->readers)
 		s->readers--;
+	if (__builtin_expect(s->nwaiters == 0, 1))
+		return 0;
+	sg_mutex_lock(s->m);
 	sg_cond_notify_all(s->c);
 	sg_mutex_unlock(s->m);
 	return 0;
@@ -490,6 +597,15 @@ static void sg_sleep_us(double us)
 	if (!self_or_die("sleep") || !(us > 0))
 		return;
 	sg_actor_sleep_for(us * 1e-6);
+}
+
+/* The runtime's own work (os_ops.model_cost): the actor is busy for that
+ * long. A delay rather than flops on its host, for the reason driver_sg.c
+ * gives (each runtime thread has a host of its own). */
+static void sg_model_cost(double us)
+{
+	if (self_or_die("model_cost") && us > 0)
+		sg_actor_sleep_for(us * 1e-6);
 }
 
 /* sg_actor_yield alone would livelock a polling loop (simulated time
@@ -535,4 +651,5 @@ const struct os_ops os_sg_ops = {
 	.sleep_us = sg_sleep_us,
 	.yield = sg_yield_,
 	.timestamp_ns = NULL,
+	.model_cost = sg_model_cost,
 };

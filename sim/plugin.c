@@ -8,6 +8,8 @@ int sg_over;
 
 static void setup(const struct sim_core *core)
 {
+	/* libvela and its plugin are built together: an older core would lack
+	 * the callbacks appended since. */
 	sg_core = core;
 }
 
@@ -21,4 +23,10 @@ const struct sim_plugin vela_sim_plugin = {
 	.os = &os_sg_ops,
 	.cpu_driver = &drv_sg_cpu_ops,
 	.ncpus = sg_ncpus,
+	.devices = sg_devices,
+	.cuda_driver = &drv_sg_cuda_ops,
+	.opencl_driver = &drv_sg_opencl_ops,
+	.device_node_ops = &drv_sg_device_node_ops,
+	.route = sg_route,
+	.host_memsize = sg_host_memsize,
 };

@@ -1,6 +1,8 @@
 // sg_compat.cpp — the few things the SimGrid 3.32 C API does not offer,
 // as C functions (see sg_internal.h).
 #include <simgrid/engine.h>
+#include <simgrid/host.h>
+#include <xbt/dynar.h>
 #include <simgrid/s4u/Actor.hpp>
 
 #include <cstdio>
@@ -33,4 +35,18 @@ extern "C" int sg_load_platform(const char *path, char *err, size_t errsize)
 		std::snprintf(err, errsize, "unknown error");
 	}
 	return -1;
+}
+
+extern "C" int sg_route_links(sg_host_t from, sg_host_t to, xbt_dynar_t links)
+{
+	// A platform without a route between the two hosts throws.
+	try
+	{
+		sg_host_get_route(from, to, links);
+		return 0;
+	}
+	catch (...)
+	{
+		return -1;
+	}
 }

@@ -8,11 +8,16 @@
 #include "sim/sim.h"
 #include "os/os.h"
 
+#include <starpu.h>
+
 #include <simgrid/actor.h>
 #include <simgrid/host.h>
+#include <xbt/dynar.h>
 #include <stddef.h>
 
 #define SG_MAX_KEYS 64
+/* Simulated devices per platform (CUDA and OpenCL together). */
+#define SG_MAX_DEVICES (STARPU_MAXCUDADEVS + STARPU_MAXOPENCLDEVS)
 
 /* A runtime thread: one actor (main, workers, application threads made
  * with starpu_pthread_create). It is the actor's data, so the thread's
@@ -37,6 +42,11 @@ extern int sg_over;
 
 extern const struct os_ops os_sg_ops;
 extern const struct drv_ops drv_sg_cpu_ops;
+extern const struct drv_ops drv_sg_cuda_ops;
+extern const struct drv_ops drv_sg_opencl_ops;
+/* node_sg.c: memory nodes of simulated devices. */
+extern const struct drv_node_ops drv_sg_device_node_ops;
+int sg_route(const char *src_host, const char *dst_host, double *bandwidth, double *latency);
 
 /* boot.c */
 int sg_boot_hijack(const struct sim_boot *b, sim_main_fn main, int argc, char **argv, char **envp,
@@ -44,6 +54,8 @@ int sg_boot_hijack(const struct sim_boot *b, sim_main_fn main, int argc, char **
 int sg_boot_attach(const struct sim_boot *b, char *err, size_t errsize);
 void sg_detach(void);
 unsigned sg_ncpus(void);
+unsigned sg_devices(struct sim_device *out, unsigned max);
+ssize_t sg_host_memsize(const char *host);
 
 /* sg_compat.cpp: what the C API of SimGrid 3.32 lacks. */
 /* The calling actor's struct sg_thread; NULL outside any actor (a plain
@@ -52,5 +64,9 @@ struct sg_thread *sg_self(void);
 /* simgrid_load_platform without letting a C++ exception through: 0, or -1
  * with SimGrid's reason in err. */
 int sg_load_platform(const char *path, char *err, size_t errsize);
+/* sg_host_get_route without letting an exception through: 0 and the
+ * route's links appended to links (a dynar of sg_link_t), or -1 when the
+ * platform has no route between the two hosts. */
+int sg_route_links(sg_host_t from, sg_host_t to, xbt_dynar_t links);
 
 #endif /* VELA_SG_INTERNAL_H */

@@ -4,7 +4,9 @@
  * libvela-sim.so (runtime/core/sim_loader.c) and reads the one symbol
  * vela_sim_plugin, a versioned table (new members appended, version
  * bumped). The plugin brings the SimGrid backend of the OS seam (os_sg.c),
- * the simulated CPU driver (driver_sg.c) and the two ways to start a
+ * the simulated drivers (driver_sg.c: CPU and GPU workers; node_sg.c: the
+ * memory nodes of simulated devices, whose copies are SimGrid
+ * communications along the platform's routes) and the two ways to start a
  * simulation (boot.c):
  *   hijack  STARPU_SIMGRID=1 in the environment when the process starts:
  *           libvela's __libc_start_main interposer calls boot_hijack, whose
@@ -23,9 +25,11 @@
 #define VELA_SIM_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 struct os_ops;
 struct drv_ops;
+struct drv_node_ops;
 struct worker;
 struct job;
 
@@ -40,6 +44,21 @@ struct sim_core
 	int (*task_duration_us)(struct worker *w, struct job *j, double *us);
 	/* Installs the plugin's OS backend (hijack: just before main()). */
 	void (*set_backend)(const struct os_ops *ops);
+	/* Version 2. The platform host of memory node `node` ("RAM",
+	 * "CUDA<k>", "OpenCL<k>", "DISK<k>"): 0 and buf filled, or -EINVAL for
+	 * a node that does not exist. */
+	int (*node_host)(unsigned node, char *buf, size_t size);
+};
+
+#define SIM_CORE_VERSION 2
+
+/* A simulated device, from the platform's CUDA<k> and OpenCL<k> hosts. */
+struct sim_device
+{
+	int arch;			/* STARPU_CUDA_WORKER or STARPU_OPENCL_WORKER */
+	int devid;			/* k */
+	ssize_t memsize;		/* bytes (host property memsize), -1 if absent */
+	char host[32];			/* the platform host: "CUDA<k>", "OpenCL<k>" */
 };
 
 /* Where to boot; strings are copied by the plugin. */
@@ -51,7 +70,7 @@ struct sim_boot
 	int verbose;			/* keep SimGrid's own log at info level */
 };
 
-#define SIM_PLUGIN_VERSION 1
+#define SIM_PLUGIN_VERSION 2
 
 struct sim_plugin
 {
@@ -73,6 +92,28 @@ struct sim_plugin
 	const struct drv_ops *cpu_driver;
 	/* Simulated CPU workers: the platform's CPU0..CPU<n-1> hosts. */
 	unsigned (*ncpus)(void);
+
+	/* Version 2: devices and transfers. */
+	/* The platform's devices, CUDA<k> (k = 0, 1, ... while the host exists)
+	 * then OpenCL<k>: copies up to max into out, returns how many there
+	 * are. */
+	unsigned (*devices)(struct sim_device *out, unsigned max);
+	/* Drivers of simulated GPU workers (the kernel is not run: the worker
+	 * waits for the predicted duration). */
+	const struct drv_ops *cuda_driver;
+	const struct drv_ops *opencl_driver;
+	/* Memory nodes of simulated devices: allocations are accounted, not
+	 * made (a unique fake address comes back); a copy is a communication
+	 * of its size from the source node's host to the destination's, along
+	 * the platform route, blocking the calling actor. */
+	const struct drv_node_ops *device_node_ops;
+	/* The route between two platform hosts: 0 with its bottleneck
+	 * bandwidth (bytes/s) and total latency (s), or -ENOENT when a host
+	 * or the route does not exist. */
+	int (*route)(const char *src_host, const char *dst_host, double *bandwidth, double *latency);
+	/* The memsize property of a platform host (bytes), or -1 when the
+	 * host or the property is absent ("RAM": main memory's capacity). */
+	ssize_t (*host_memsize)(const char *host);
 };
 
 /* The symbol libvela looks up in the plugin. */

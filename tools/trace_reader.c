@@ -33,6 +33,13 @@ struct raw_end
 	uint64_t job, end;
 };
 
+struct raw_data
+{
+	uint64_t job;
+	uint32_t model_sid, model_type, where, flags;
+	unsigned first, n;		/* into the buffer pool */
+};
+
 /* qsort, which may not be given a NULL array even when empty. */
 static void sort_n(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
 {
@@ -200,7 +207,9 @@ int trace_load(const char *path, struct trace *t, char *err, size_t errlen)
 	memset(t, 0, sizeof(*t));
 	struct raw_dep *deps = NULL, *tagdeps = NULL;
 	struct raw_end *ends = NULL;
+	struct raw_data *tdata = NULL;
 	unsigned ndeps = 0, capdeps = 0, ntagdeps = 0, captagdeps = 0, nends = 0, capends = 0;
+	unsigned ntdata = 0, captdata = 0, nbufs = 0, capbufs = 0;
 	unsigned capnodes = 0, capworkers = 0, captasks = 0, capstates = 0, captransfers = 0, capmems = 0, capusers = 0;
 	unsigned char *data = NULL;
 	int ret = 0;
@@ -251,9 +260,10 @@ int trace_load(const char *path, struct trace *t, char *err, size_t errlen)
 		free(data);
 		return -EINVAL;
 	}
-	if (h.version != TRACE_VERSION)
+	if (h.version < TRACE_VERSION_MIN || h.version > TRACE_VERSION)
 	{
-		set_err(err, errlen, "'%s' is a Vela trace of version %u; this vela reads version %u", path, h.version, TRACE_VERSION);
+		set_err(err, errlen, "'%s' is a Vela trace of version %u; this vela reads versions %u to %u", path, h.version,
+			TRACE_VERSION_MIN, TRACE_VERSION);
 		free(data);
 		return -EINVAL;
 	}
@@ -403,6 +413,31 @@ int trace_load(const char *path, struct trace *t, char *err, size_t errlen)
 			PUSH(ends, nends, capends, e);
 			break;
 		}
+		case TR_TASK_DATA:
+		{
+			struct trace_rec_task_data *dh = (struct trace_rec_task_data *) (void *) &r;
+			memset(dh, 0, sizeof(*dh));
+			memcpy(dh, p, rh.size < sizeof(*dh) ? rh.size : sizeof(*dh));
+			struct raw_data d = { dh->job, dh->model_sid, dh->model_type, dh->where, dh->flags, nbufs, 0 };
+			unsigned n = dh->nbuffers;
+			if (rh.size < sizeof(*dh) || sizeof(*dh) + (size_t) n * sizeof(struct trace_task_buffer) > rh.size)
+			{
+				snprintf(t->stop_reason, sizeof(t->stop_reason),
+					 "corrupt task data record (%u buffers in %u bytes) at byte %llu of %llu", n, rh.size,
+					 (unsigned long long) off, (unsigned long long) t->file_size);
+				goto stop;
+			}
+			for (unsigned i = 0; i < n; i++)
+			{
+				struct trace_task_buffer e;
+				memcpy(&e, p + sizeof(*dh) + i * sizeof(e), sizeof(e));
+				struct tr_buffer tb = { e.handle, e.size, e.mode, e.home_node };
+				PUSH(t->buf_pool, nbufs, capbufs, tb);
+			}
+			d.n = n;
+			PUSH(tdata, ntdata, captdata, d);
+			break;
+		}
 		case TR_DEP:
 		{
 			struct raw_dep d = { r.dep.pred, r.dep.succ };
@@ -459,6 +494,7 @@ int trace_load(const char *path, struct trace *t, char *err, size_t errlen)
 		t->nrecords++;
 		off += rh.size;
 	}
+stop:
 	t->stop_offset = off;
 	if (!t->complete && !t->stop_reason[0])
 		snprintf(t->stop_reason, sizeof(t->stop_reason),
@@ -519,6 +555,22 @@ int trace_load(const char *path, struct trace *t, char *err, size_t errlen)
 		struct tr_task *k = &t->tasks[i];
 		if (!(k->flags & TTF_ENDED) || k->end < k->exec_end)
 			k->end = k->exec_end > k->end ? k->exec_end : k->end;
+	}
+
+	/* Tasks' data (version 2). */
+	for (unsigned i = 0; i < ntdata; i++)
+	{
+		int k = trace_find_task(t, tdata[i].job);
+		if (k < 0)
+			continue;	/* never terminated: not in the trace */
+		struct tr_task *x = &t->tasks[k];
+		x->has_data = 1;
+		x->data_truncated = (tdata[i].flags & TDD_TRUNCATED) != 0;
+		x->model = str_of(t, tdata[i].model_sid);
+		x->model_type = tdata[i].model_type;
+		x->where = tdata[i].where;
+		x->buffers = tdata[i].n ? &t->buf_pool[tdata[i].first] : NULL;
+		x->nbuf = tdata[i].n;
 	}
 
 	/* Codelets, in order of first execution (then of job id). */
@@ -632,6 +684,7 @@ int trace_load(const char *path, struct trace *t, char *err, size_t errlen)
 	free(deps);
 	free(tagdeps);
 	free(ends);
+	free(tdata);
 	return 0;
 
 nomem:
@@ -639,6 +692,7 @@ nomem:
 	free(deps);
 	free(tagdeps);
 	free(ends);
+	free(tdata);
 	trace_free(t);
 	set_err(err, errlen, "'%s': out of memory", path);
 	return -ENOMEM;
@@ -658,6 +712,7 @@ void trace_free(struct trace *t)
 	free(t->users);
 	free(t->codelets);
 	free(t->pred_pool);
+	free(t->buf_pool);
 	free(t->path);
 	memset(t, 0, sizeof(*t));
 }

@@ -6,7 +6,8 @@
  * sorts what the views need sorted. A file that ends early (a killed
  * process) loads up to its last complete record, with complete = 0 and
  * stop_reason saying where and why it stopped; a file from another version
- * of the format, or not a trace, is refused.
+ * of the format, or not a trace, is refused (versions TRACE_VERSION_MIN to
+ * TRACE_VERSION are read; version 1 lacks the tasks' data).
  *
  * Times are nanoseconds since the trace's origin, as in the file.
  */
@@ -33,6 +34,15 @@ struct tr_worker
 	const char *name;
 };
 
+/* One buffer of a task, in the task's order (trace version 2). */
+struct tr_buffer
+{
+	uint64_t handle;		/* the handle's id in the trace */
+	uint64_t size;			/* bytes */
+	unsigned mode;			/* enum starpu_data_access_mode */
+	int home_node;			/* -1: none */
+};
+
 struct tr_task
 {
 	uint64_t job;
@@ -50,6 +60,14 @@ struct tr_task
 	unsigned *preds;		/* indices into tasks[]; owned by the trace */
 	unsigned npreds;
 	int codelet_index;		/* into codelets[] */
+	/* From the task's TR_TASK_DATA (version 2), when has_data. */
+	int has_data;
+	int data_truncated;		/* more buffers than the record kept */
+	const char *model;		/* performance model symbol, or NULL */
+	unsigned model_type;		/* enum starpu_perfmodel_type + 1; 0: no model */
+	unsigned where;			/* the codelet's where */
+	struct tr_buffer *buffers;	/* nbuf entries; owned by the trace */
+	unsigned nbuf;
 };
 
 struct tr_state
@@ -141,6 +159,7 @@ struct trace
 	char **strings;
 	unsigned nstrings;
 	unsigned *pred_pool;
+	struct tr_buffer *buf_pool;
 };
 
 /* Loads path. Returns 0 (check complete), or a negative errno with a
@@ -177,6 +196,19 @@ int trace_export_paje(const struct trace *t, FILE *out);
 int trace_export_svg(const struct trace *t, FILE *out);
 int trace_export_rec(const struct trace *t, FILE *out);
 int trace_export_dot(const struct trace *t, FILE *out);
+
+/* Values of tasks.rec fields (trace_rec.c), written by the rec export and
+ * read by `vela replay`. Access modes: letters R, W, S (scratch), X
+ * (redux), C (commute), as StarPU writes them; buf holds 8 bytes. Archs:
+ * cpu, cuda, opencl, mic, mpi_ms (parse ORs the STARPU_* flag into
+ * *where). Model types: enum starpu_perfmodel_type as per-arch, common,
+ * history, regression, nl-regression, multiple-regression. Parsers
+ * return 0 or -EINVAL. */
+char *trace_mode_string(unsigned mode, char *buf);
+int trace_mode_parse(const char *s, unsigned *mode);
+int trace_arch_parse(const char *s, unsigned *where);
+const char *trace_model_type_name(unsigned type);
+int trace_model_type_parse(const char *s, unsigned *type);
 
 /* Statistics (trace_stats.c). */
 struct trace_stats_codelet

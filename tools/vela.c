@@ -1,9 +1,10 @@
 /* vela.c — the `vela` command: a dispatcher to one subcommand per file,
  * and what the subcommands share (tools/vela.h). Subcommands: machine
  * description, bus calibration, performance models (list, show, plot,
- * derive), traces (export, stats, diff).
+ * derive), traces (export, stats, diff), replays of recorded task graphs.
  */
 #include "tools/vela.h"
+#include "tools/replay.h"
 
 #include <config.h>
 #include <stdarg.h>
@@ -43,6 +44,7 @@ static const struct
 	{ "calibrate-bus", vela_calibrate_bus },
 	{ "perfmodel", vela_perfmodel },
 	{ "trace", vela_trace },
+	{ "replay", vela_replay },
 };
 
 static void usage(FILE *f)
@@ -61,6 +63,8 @@ static void usage(FILE *f)
 		"                       described by its datasheet (peak FLOP/s, bandwidth)\n"
 		"  trace                export, inspect and compare execution traces\n"
 		"                       (recorded with STARPU_FXT_TRACE=1)\n"
+		"  replay TASKS.rec     re-simulate a recorded task graph on another platform\n"
+		"                       or scheduler and print the makespan\n"
 		"\n"
 		"`vela COMMAND --help` describes a command. Models and bus files live under\n"
 		"$STARPU_PERF_MODEL_DIR (default $STARPU_HOME/.starpu/sampling), named after\n"

@@ -14,8 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CONF_MAGIC 42
-
 /* Parses a non-negative decimal integer; 0 on success. */
 static int parse_uint(const char *s, long max, long *out)
 {
@@ -69,6 +67,7 @@ int starpu_conf_init(struct starpu_conf *conf)
 	conf->driver_spinning_backoff_max = 32;
 	conf->vela_trace = -1;
 	conf->vela_trace_prefix = NULL;
+	conf->vela_simulate = -1;
 	/* As in StarPU, the defaults already reflect the environment (a
 	 * malformed value is reported again, as an error, by starpu_init). */
 	conf->sched_policy_name = getenv("STARPU_SCHED");
@@ -172,6 +171,9 @@ int conf_resolve(struct starpu_conf *out, const struct starpu_conf *user)
 	ret |= env_int("STARPU_NCPUS", &out->ncpus, prec, STARPU_MAXCPUS);
 	ret |= env_int("STARPU_NCPU", &out->ncpus, prec, STARPU_MAXCPUS);
 	ret |= env_int("STARPU_RESERVE_NCPU", &out->reserve_ncpus, prec, STARPU_MAXCPUS);
+	/* Devices: only simulated ones exist so far (workers.c). */
+	ret |= env_int("STARPU_NCUDA", &out->ncuda, prec, STARPU_MAXCUDADEVS);
+	ret |= env_int("STARPU_NOPENCL", &out->nopencl, prec, STARPU_MAXOPENCLDEVS);
 	ret |= env_int("STARPU_CALIBRATE", &out->calibrate, prec, 2);
 	ret |= env_int("STARPU_BUS_CALIBRATE", &out->bus_calibrate, prec, 1);
 	/* Trace recording: STARPU_FXT_TRACE is StarPU's name, STARPU_TRACE a
@@ -192,6 +194,18 @@ int conf_resolve(struct starpu_conf *out, const struct starpu_conf *user)
 	if (out->ncpus > STARPU_MAXCPUS)
 	{
 		rt_error("starpu_init: conf.ncpus=%d exceeds STARPU_MAXCPUS (%d)", out->ncpus, STARPU_MAXCPUS);
+		return -EINVAL;
+	}
+	if (out->ncuda < -1 || out->ncuda > STARPU_MAXCUDADEVS)
+	{
+		rt_error("starpu_init: conf.ncuda=%d must be -1 (all) or between 0 and STARPU_MAXCUDADEVS (%d) (-EINVAL)",
+			 out->ncuda, STARPU_MAXCUDADEVS);
+		return -EINVAL;
+	}
+	if (out->nopencl < -1 || out->nopencl > STARPU_MAXOPENCLDEVS)
+	{
+		rt_error("starpu_init: conf.nopencl=%d must be -1 (all) or between 0 and STARPU_MAXOPENCLDEVS (%d) (-EINVAL)",
+			 out->nopencl, STARPU_MAXOPENCLDEVS);
 		return -EINVAL;
 	}
 

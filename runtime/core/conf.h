@@ -5,6 +5,9 @@
 
 #include <starpu.h>
 
+/* starpu_conf_init's mark in conf.magic. */
+#define CONF_MAGIC 42
+
 /* Copies user (or defaults when NULL) into out and applies the environment.
  * Returns 0, or -EINVAL after printing which variable or field is wrong. */
 int conf_resolve(struct starpu_conf *out, const struct starpu_conf *user);

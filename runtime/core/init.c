@@ -73,10 +73,14 @@ int starpu_initialize(struct starpu_conf *user_conf, int *argc, char ***argv)
 		goto fail_conf;
 	if ((ret = memory_nodes_setup()))
 		goto fail_conf;
-	if ((ret = mem_swap_setup()))
-		goto fail_nodes;
+	/* Workers add their devices' memory nodes, right after RAM (node 0);
+	 * the swap disk comes after them, as StarPU numbers nodes. */
 	if ((ret = workers_setup()))
 		goto fail_nodes;
+	if ((ret = mem_swap_setup()))
+		goto fail_workers;
+	if ((ret = data_requests_start()))
+		goto fail_workers;
 	if (rt.nworkers == 0)
 	{
 		rt_error("starpu_init: no worker to run tasks (STARPU_NCPU=0 or conf.ncpus=0, and no device) (-ENODEV)");

@@ -102,7 +102,7 @@ struct job
 
 	struct tag *tag;		/* the task's tag, if use_tag */
 
-	/* Data: distinct handles in address order. */
+	/* Data: distinct handles in registration order (handle->order). */
 	unsigned nbuffers;
 	unsigned nacquired;		/* access granted for buffers[0..nacquired) */
 	unsigned char has_arbiter;	/* some handle is managed by an arbiter */

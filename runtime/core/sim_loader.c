@@ -12,9 +12,11 @@
  */
 #define _GNU_SOURCE
 #include "core/sim_loader.h"
+#include "core/conf.h"
 #include "core/job.h"
 #include "core/rt.h"
 #include "core/workers.h"
+#include "data/memory.h"
 #include "drivers/driver.h"
 #include "os/os.h"
 #include "perfmodel/perfmodel.h"
@@ -46,6 +48,51 @@ static int attached;
 /* STARPU_SIMGRID_DEFAULT_TASK_US: duration of a task without a usable
  * model, µs; negative: such a task fails. */
 static double default_task_us = -1.0;
+
+double sim_costs[SIM_NCOSTS];
+
+/* The overhead costs: their variables (StarPU's names) and their defaults,
+ * Vela's own costs on the machine it was developed on (sim/README.md,
+ * "Overheads", says how they were measured). */
+static const struct
+{
+	const char *var;
+	double default_us;
+} cost_vars[SIM_NCOSTS] = {
+	[SIM_COST_SUBMIT] = { "STARPU_SIMGRID_TASK_SUBMIT_COST", 0.21 },
+	[SIM_COST_SCHED] = { "STARPU_SIMGRID_SCHED_COST", 0.21 },
+	[SIM_COST_FETCH] = { "STARPU_SIMGRID_FETCHING_INPUT_COST", 0.13 },
+	[SIM_COST_TRANSFER] = { "STARPU_SIMGRID_TRANSFER_COST", 0.0 },
+	[SIM_COST_DEV_MALLOC] = { "STARPU_SIMGRID_CUDA_MALLOC_COST", 0.0 },
+	[SIM_COST_DEV_QUEUE] = { "STARPU_SIMGRID_CUDA_QUEUE_COST", 0.0 },
+};
+
+/* Reads every cost from the environment into out: 0, or -EINVAL after
+ * naming the variable whose value is not a non-negative, finite number of
+ * microseconds. */
+static int read_costs(double out[SIM_NCOSTS])
+{
+	for (unsigned k = 0; k < SIM_NCOSTS; k++)
+	{
+		const char *s = getenv(cost_vars[k].var);
+		out[k] = cost_vars[k].default_us;
+		if (!s)
+			continue;
+		char *end;
+		errno = 0;
+		double v = strtod(s, &end);
+		while (*end == ' ')
+			end++;
+		if (!*s || errno || *end || !(v >= 0.0) || !isfinite(v))
+		{
+			rt_error("starpu_init: environment variable %s='%s' must be a cost in microseconds (a non-negative "
+				 "number; 0 turns it off) (-EINVAL)", cost_vars[k].var, s);
+			return -EINVAL;
+		}
+		out[k] = v;
+	}
+	return 0;
+}
 
 static int env_on(const char *name)
 {
@@ -105,9 +152,10 @@ static void set_backend(const struct os_ops *ops)
 }
 
 static const struct sim_core core_api = {
-	.version = 1,
+	.version = SIM_CORE_VERSION,
 	.task_duration_us = task_duration_us,
 	.set_backend = set_backend,
+	.node_host = sim_node_host,
 };
 
 /* VELA_SIM_PLUGIN, else the installed one, else the one beside libvela. */
@@ -143,17 +191,17 @@ static int load_plugin(char *err, size_t errsize)
 	{
 		const char *why = dlerror();
 		if (VELA_SIM_BUILT)
-			snprintf(err, errsize, "simulation was requested (STARPU_SIMGRID) but the plugin %s cannot be loaded: %s",
+			snprintf(err, errsize, "simulation was requested (STARPU_SIMGRID or conf.vela_simulate) but the plugin %s cannot be loaded: %s",
 				 path, why ? why : "?");
 		else
-			snprintf(err, errsize, "simulation was requested (STARPU_SIMGRID) but this build of Vela has no "
+			snprintf(err, errsize, "simulation was requested (STARPU_SIMGRID or conf.vela_simulate) but this build of Vela has no "
 				 "SimGrid support (configure found no SimGrid >= 3.32)");
 		return -ENODEV;
 	}
 	const struct sim_plugin *p = dlsym(h, "vela_sim_plugin");
 	if (!p || p->version != SIM_PLUGIN_VERSION)
 	{
-		snprintf(err, errsize, "simulation was requested (STARPU_SIMGRID) but %s is not a Vela simulation plugin "
+		snprintf(err, errsize, "simulation was requested (STARPU_SIMGRID or conf.vela_simulate) but %s is not a Vela simulation plugin "
 			 "of version %d", path, SIM_PLUGIN_VERSION);
 		dlclose(h);
 		return -ENODEV;
@@ -262,16 +310,40 @@ static const char *progname(void)
 
 int sim_start(const struct starpu_conf *conf)
 {
-	(void) conf;
+	/* conf.vela_simulate, when conf is one (conf_resolve reports a conf
+	 * that starpu_conf_init did not fill). */
+	int want = conf && conf->magic == CONF_MAGIC ? conf->vela_simulate : -1;
+	if (want < -1 || want > 1)
+	{
+		rt_error("starpu_init: conf.vela_simulate=%d must be -1 (follow STARPU_SIMGRID), 0 (real run) or 1 "
+			 "(simulate) (-EINVAL)", want);
+		return -EINVAL;
+	}
+	double costs[SIM_NCOSTS];
 	if (os_is_simulated())
-		return 0;	/* already simulating: one simulation per process */
-	if (!env_on("STARPU_SIMGRID"))
+	{
+		/* Already simulating: one simulation per process. */
+		if (want == 0)
+		{
+			rt_error("starpu_init: conf.vela_simulate=0 asks for a real run, but this process is simulating "
+				 "(it does until it exits) (-EINVAL)");
+			return -EINVAL;
+		}
+		if (read_costs(costs))
+			return -EINVAL;
+		memcpy(sim_costs, costs, sizeof(costs));
+		return 0;
+	}
+	if (want == 0 || (want == -1 && !env_on("STARPU_SIMGRID")))
 		return 0;
 	if (boot_failed)
 	{
 		rt_error("starpu_init: %s (%d)", boot_error, boot_failed);
 		return boot_failed;
 	}
+	/* Before the engine starts: a process gets one try. */
+	if (read_costs(costs))
+		return -EINVAL;
 	char platform[4096], err[1024];
 	struct sim_boot b;
 	int ret = prepare_boot(&b, platform, sizeof(platform), progname(), err, sizeof(err));
@@ -280,6 +352,7 @@ int sim_start(const struct starpu_conf *conf)
 		attached = 1;
 		/* After SimGrid's own exit handler, so that ours runs first. */
 		atexit(detach_at_exit);
+		memcpy(sim_costs, costs, sizeof(costs));
 		return 0;
 	}
 	rt_error("starpu_init: %s (%d)", err, ret);
@@ -310,14 +383,83 @@ const struct drv_ops *sim_cpu_driver(void)
 	return sim_running() ? plugin->cpu_driver : NULL;
 }
 
+unsigned sim_devices(struct sim_device *out, unsigned max)
+{
+	return sim_running() ? plugin->devices(out, max) : 0;
+}
+
+const struct drv_ops *sim_device_driver(enum starpu_worker_archtype arch)
+{
+	if (!sim_running())
+		return NULL;
+	switch (arch)
+	{
+	case STARPU_CUDA_WORKER: return plugin->cuda_driver;
+	case STARPU_OPENCL_WORKER: return plugin->opencl_driver;
+	default: return NULL;
+	}
+}
+
+const struct drv_node_ops *sim_device_node_ops(void)
+{
+	return sim_running() ? plugin->device_node_ops : NULL;
+}
+
+/* The conventions of the platform files (perfmodel/platform.c). */
+int sim_node_host(unsigned node, char *buf, size_t size)
+{
+	if (node >= mem_nnodes)
+		return -EINVAL;
+	int dev = mem_nodes[node].devid;
+	switch (mem_nodes[node].kind)
+	{
+	case STARPU_CPU_RAM:
+		if (dev == 0)
+			snprintf(buf, size, "RAM");
+		else
+			snprintf(buf, size, "RAM%d", dev);
+		return 0;
+	case STARPU_CUDA_RAM: snprintf(buf, size, "CUDA%d", dev); return 0;
+	case STARPU_OPENCL_RAM: snprintf(buf, size, "OpenCL%d", dev); return 0;
+	case STARPU_DISK_RAM: snprintf(buf, size, "DISK%d", dev); return 0;
+	default: return -EINVAL;
+	}
+}
+
+int sim_node_route(unsigned src, unsigned dst, double *bandwidth, double *latency)
+{
+	char a[32], b[32];
+	if (!sim_running() || sim_node_host(src, a, sizeof(a)) || sim_node_host(dst, b, sizeof(b)))
+		return -EINVAL;
+	return plugin->route(a, b, bandwidth, latency);
+}
+
+ssize_t sim_host_memsize(const char *host)
+{
+	return sim_running() ? plugin->host_memsize(host) : -1;
+}
+
 const char *sim_worker_host(const struct worker *w)
 {
 	static char names[STARPU_NMAXWORKERS][16];
 	if (!sim_running() || w->id < 0 || w->id >= STARPU_NMAXWORKERS)
 		return NULL;
-	unsigned n = plugin->ncpus();
-	/* More workers than CPU hosts (STARPU_NCPU): they share hosts. */
-	snprintf(names[w->id], sizeof(names[w->id]), "CPU%u", n ? (unsigned) w->devid % n : 0);
+	switch (w->arch)
+	{
+	case STARPU_CUDA_WORKER:
+		snprintf(names[w->id], sizeof(names[w->id]), "CUDA%d", w->devid);
+		break;
+	case STARPU_OPENCL_WORKER:
+		snprintf(names[w->id], sizeof(names[w->id]), "OpenCL%d", w->devid);
+		break;
+	default:
+	{
+		unsigned n = plugin->ncpus();
+		/* More workers than CPU hosts (STARPU_NCPU): they share hosts. */
+		snprintf(names[w->id], sizeof(names[w->id]), "CPU%u", n ? (unsigned) w->devid % n : 0);
+		break;
+	}
+	}
 	return names[w->id];
 }
 
@@ -332,10 +474,11 @@ static int task_duration_us(struct worker *w, struct job *j, double *us)
 		*us = 0.0;
 		return 0;
 	}
-	if (cl->flags & STARPU_CODELET_SIMGRID_EXECUTE)
+	if ((cl->flags & STARPU_CODELET_SIMGRID_EXECUTE) && w->arch == STARPU_CPU_WORKER)
 	{
 		/* The codelet asked to run for real too (its side effects are
-		 * needed); its duration still comes from the model. */
+		 * needed); its duration still comes from the model. Only on
+		 * CPUs: a simulated device's buffers have no content. */
 		int ret = drv_cpu_ops.execute(w, j);
 		if (ret)
 			return ret;
@@ -366,4 +509,16 @@ static int task_duration_us(struct worker *w, struct job *j, double *us)
 int vela_is_simulated(void)
 {
 	return os_is_simulated();
+}
+
+void vela_sim_placeholder(void *buffers[], void *cl_arg)
+{
+	(void) buffers;
+	(void) cl_arg;
+	struct worker *w = worker_self();
+	struct starpu_task *task = starpu_task_get_current();
+	rt_error("vela_sim_placeholder called for real (task '%s' on %s): it stands for a device kernel in "
+		 "simulation only (STARPU_SIMGRID=1); give the codelet a real implementation",
+		 task ? starpu_task_get_name(task) : "?", w ? w->name : "no worker");
+	abort();
 }

@@ -9,6 +9,7 @@
 #include "core/job.h"
 #include "core/rt.h"
 #include "core/sched_ctx.h"
+#include "core/sim_loader.h"
 #include "core/tags.h"
 #include "core/workers.h"
 #include "data/data.h"
@@ -298,6 +299,7 @@ int starpu_task_submit(struct starpu_task *task)
 			rt_error("starpu_task_submit: task %p was not initialised with starpu_task_init or starpu_task_create (-EINVAL)", (void *) task);
 		return -EINVAL;
 	}
+	sim_cost(SIM_COST_SUBMIT, 1);	/* simulation: the submission's own cost */
 
 	int ret;
 	if (task->cl)

@@ -7,7 +7,9 @@
 #include "core/job.h"
 #include "core/sched_ctx.h"
 #include "core/sim_loader.h"
+#include "data/memory.h"
 #include "drivers/driver.h"
+#include "sim/sim.h"
 
 #include <errno.h>
 #include <hwloc.h>
@@ -32,18 +34,117 @@ struct worker *worker_self(void)
 /* ------------------------------------------------------------------ */
 /* Setup. */
 
+/* One device the workers are built from: its kind, index, memory node and
+ * driver. */
+struct device_spec
+{
+	enum starpu_worker_archtype arch;
+	int devid;
+	unsigned node;
+	const struct drv_ops *drv;
+};
+
+static enum starpu_node_kind node_kind_of(enum starpu_worker_archtype arch)
+{
+	return arch == STARPU_CUDA_WORKER ? STARPU_CUDA_RAM : STARPU_OPENCL_RAM;
+}
+
+/* How many of the avail devices of a kind to use: all unless conf says
+ * fewer (-1: all). */
+static unsigned devices_wanted(int conf_n, unsigned avail, const char *what, const char *var)
+{
+	if (conf_n < 0)
+		return avail;
+	if ((unsigned) conf_n > avail)
+	{
+		/* Real runs have no GPU driver yet: as a StarPU built without
+		 * CUDA, they ignore the request silently. */
+		if (sim_running())
+			rt_warn("starpu_init: %d %s device(s) requested (%s), but the machine has %u; using %u",
+				conf_n, what, var, avail, avail);
+		return avail;
+	}
+	return (unsigned) conf_n;
+}
+
+/* The devices this run uses, each with a memory node of its own, added
+ * after RAM (node 0) in worker order. Simulated runs: the platform's
+ * CUDA<k> and OpenCL<k> hosts, restricted by conf.ncuda / conf.nopencl
+ * (STARPU_NCUDA / STARPU_NOPENCL); real runs: none yet (no GPU driver).
+ * Returns the number of devices, or a negative errno. */
+static int devices_setup(const struct starpu_conf *conf, struct device_spec *out, unsigned max)
+{
+	struct sim_device sd[STARPU_MAXCUDADEVS + STARPU_MAXOPENCLDEVS];
+	unsigned nsd = sim_devices(sd, sizeof(sd) / sizeof(sd[0]));
+	if (nsd > sizeof(sd) / sizeof(sd[0]))
+		nsd = sizeof(sd) / sizeof(sd[0]);
+	unsigned avail_cuda = 0, avail_opencl = 0;
+	for (unsigned i = 0; i < nsd; i++)
+	{
+		if (sd[i].arch == STARPU_CUDA_WORKER)
+			avail_cuda++;
+		else if (sd[i].arch == STARPU_OPENCL_WORKER)
+			avail_opencl++;
+	}
+	unsigned want_cuda = devices_wanted(conf->ncuda, avail_cuda, "CUDA", "STARPU_NCUDA / conf.ncuda");
+	unsigned want_opencl = devices_wanted(conf->nopencl, avail_opencl, "OpenCL", "STARPU_NOPENCL / conf.nopencl");
+	unsigned n = 0, ncuda = 0, nopencl = 0;
+	for (unsigned i = 0; i < nsd && n < max; i++)
+	{
+		enum starpu_worker_archtype arch = (enum starpu_worker_archtype) sd[i].arch;
+		if (arch == STARPU_CUDA_WORKER ? ncuda++ >= want_cuda : nopencl++ >= want_opencl)
+			continue;
+		char name[32];
+		snprintf(name, sizeof(name), "%s %d", arch == STARPU_CUDA_WORKER ? "CUDA" : "OpenCL", sd[i].devid);
+		int node = memory_node_add(node_kind_of(arch), sd[i].devid, sim_device_node_ops(), NULL, sd[i].memsize,
+					   name);
+		if (node < 0)
+			return node;
+		out[n].arch = arch;
+		out[n].devid = sd[i].devid;
+		out[n].node = (unsigned) node;
+		out[n].drv = sim_device_driver(arch);
+		n++;
+	}
+	return (int) n;
+}
+
+static void worker_init_common(struct worker *w, int id)
+{
+	w->id = id;
+	os_mutex_init(&w->sched_mutex);
+	os_cond_init(&w->sched_cond);
+	atomic_store(&w->status, WS_INIT);
+	starpu_task_list_init(&w->local_tasks);
+	w->tstate.worker = w;
+	w->tstate.sched_ctx = STARPU_NMAX_SCHED_CTXS;
+	w->nsched_ctxs = 1;
+	w->sched_ctxs[0] = GLOBAL_SCHED_CTX;
+}
+
+static uint32_t arch_mask(enum starpu_worker_archtype arch);
+
+/* Worker order is StarPU 1.3's: device workers first (CUDA, then OpenCL),
+ * then CPUs. Applications and policies written for StarPU see the same
+ * worker ids on the same machine, so simulated schedules (ties go to the
+ * lowest id) and traces compare one to one with StarPU's. Memory node 0
+ * stays the RAM; device nodes follow in worker order. Without devices (every
+ * real run today) CPU worker i is worker i, as before. */
 int workers_setup(void)
 {
 	struct starpu_conf *conf = &rt.conf;
+	struct device_spec devs[STARPU_MAXCUDADEVS + STARPU_MAXOPENCLDEVS];
+	int ndevs = devices_setup(conf, devs, sizeof(devs) / sizeof(devs[0]));
+	if (ndevs < 0)
+		return ndevs;
 	unsigned ncores = topo_ncores(), npus = topo_npus();
 	int ncpus = conf->ncpus;
 	if (ncpus < 0)
 	{
-		/* One worker per core: no core is reserved yet, since no device
-		 * driver needs one. */
-		ncpus = (int) ncores;
-		if (conf->reserve_ncpus > 0)
-			ncpus = ncpus > conf->reserve_ncpus ? ncpus - conf->reserve_ncpus : 0;
+		/* One worker per core, less one core per device worker (its
+		 * driver thread's, as StarPU reserves) and conf.reserve_ncpus. */
+		int reserve = ndevs + (conf->reserve_ncpus > 0 ? conf->reserve_ncpus : 0);
+		ncpus = (int) ncores > reserve ? (int) ncores - reserve : 0;
 	}
 	if (ncpus > STARPU_MAXCPUS)
 		ncpus = STARPU_MAXCPUS;
@@ -59,21 +160,45 @@ int workers_setup(void)
 			return -EINVAL;
 		}
 
-	rt.workers = NULL;
-	rt.nworkers = (unsigned) ncpus;
-	rt.ncpus = (unsigned) ncpus;
-	if (ncpus > 0)
+	unsigned nworkers = (unsigned) ndevs + (unsigned) ncpus;
+	if (nworkers > STARPU_NMAXWORKERS)
 	{
-		rt.workers = aligned_alloc(64, sizeof(struct worker) * (size_t) ncpus);
+		rt_error("starpu_init: %d device and %d CPU workers exceed STARPU_NMAXWORKERS (%d); set STARPU_NCPU",
+			 ndevs, ncpus, STARPU_NMAXWORKERS);
+		return -EINVAL;
+	}
+	rt.workers = NULL;
+	rt.nworkers = 0;
+	rt.ncpus = (unsigned) ncpus;
+	rt.worker_mask = 0;
+	if (nworkers > 0)
+	{
+		rt.workers = aligned_alloc(64, sizeof(struct worker) * (size_t) nworkers);
 		if (!rt.workers)
 			return -ENOMEM;
-		memset(rt.workers, 0, sizeof(struct worker) * (size_t) ncpus);
+		memset(rt.workers, 0, sizeof(struct worker) * (size_t) nworkers);
 	}
+	rt.nworkers = nworkers;
 
+	for (int d = 0; d < ndevs; d++)
+	{
+		struct worker *w = &rt.workers[d];
+		worker_init_common(w, d);
+		w->arch = devs[d].arch;
+		w->devid = devs[d].devid;
+		w->memory_node = devs[d].node;
+		w->drv = devs[d].drv;
+		w->bindid = -1;
+		w->hwloc_obj = NULL;
+		const char *kind = w->arch == STARPU_CUDA_WORKER ? "CUDA" : "OpenCL";
+		snprintf(w->name, sizeof(w->name), "%s %d", kind, w->devid);
+		snprintf(w->short_name, sizeof(w->short_name), "%s%d", kind, w->devid);
+		rt.worker_mask |= arch_mask(w->arch);
+	}
 	for (int i = 0; i < ncpus; i++)
 	{
-		struct worker *w = &rt.workers[i];
-		w->id = i;
+		struct worker *w = &rt.workers[ndevs + i];
+		worker_init_common(w, ndevs + i);
 		w->arch = STARPU_CPU_WORKER;
 		w->devid = i;
 		w->memory_node = STARPU_MAIN_RAM;
@@ -85,30 +210,24 @@ int workers_setup(void)
 		w->hwloc_obj = topo_pu_obj(w->bindid);
 		snprintf(w->name, sizeof(w->name), "CPU %d", i);
 		snprintf(w->short_name, sizeof(w->short_name), "CPU%d", i);
-		os_mutex_init(&w->sched_mutex);
-		os_cond_init(&w->sched_cond);
-		atomic_store(&w->status, WS_INIT);
-		starpu_task_list_init(&w->local_tasks);
-		w->tstate.worker = w;
-		w->tstate.sched_ctx = STARPU_NMAX_SCHED_CTXS;
-		w->nsched_ctxs = 1;
-		w->sched_ctxs[0] = GLOBAL_SCHED_CTX;
+		rt.worker_mask |= STARPU_CPU;
 	}
 
 	for (unsigned d = 0; d < conf->n_not_launched_drivers; d++)
 	{
 		struct starpu_driver *drv = &conf->not_launched_drivers[d];
-		if (drv->type != STARPU_CPU_WORKER || drv->id.cpu_id >= (unsigned) ncpus)
+		int id = drv->type == STARPU_CPU_WORKER || drv->type == STARPU_CUDA_WORKER
+			? starpu_worker_get_by_devid(drv->type, (int) drv->id.cpu_id) : -1;
+		if (id < 0)
 		{
 			rt_error("starpu_init: conf.not_launched_drivers[%u] names %s worker %u, which does not exist",
 				 d, starpu_worker_get_type_as_string(drv->type), drv->id.cpu_id);
 			workers_teardown();
 			return -EINVAL;
 		}
-		rt.workers[drv->id.cpu_id].app_driven = 1;
+		rt.workers[id].app_driven = 1;
 	}
 
-	rt.worker_mask = ncpus > 0 ? STARPU_CPU : 0;
 	atomic_store(&rt_nidle, 0);
 	atomic_store(&rt_npolling, 0);
 	atomic_store(&rt_poll_exec_start, 0);
@@ -127,6 +246,9 @@ void workers_teardown(void)
 	rt.workers = NULL;
 	rt.nworkers = 0;
 	rt.ncpus = 0;
+	rt.worker_mask = 0;
+	/* The devices' memory nodes go with the others
+	 * (memory_nodes_teardown). */
 }
 
 /* ------------------------------------------------------------------ */
@@ -424,12 +546,12 @@ unsigned starpu_cpu_worker_get_count(void)
 
 unsigned starpu_cuda_worker_get_count(void)
 {
-	return 0;
+	return (unsigned) starpu_worker_get_count_by_type(STARPU_CUDA_WORKER);
 }
 
 unsigned starpu_opencl_worker_get_count(void)
 {
-	return 0;
+	return (unsigned) starpu_worker_get_count_by_type(STARPU_OPENCL_WORKER);
 }
 
 unsigned starpu_mic_worker_get_count(void)

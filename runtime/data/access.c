@@ -4,8 +4,9 @@
  * own contribution) but exclude the others; waiting requests are served in
  * arrival order.
  *
- * A job requests its handles in address order, holding those granted while
- * it waits for the next, so two jobs never wait for each other. Handles
+ * A job requests its handles in registration order (handle->order),
+ * holding those granted while it waits for the next, so two jobs never
+ * wait for each other. Handles
  * managed by an arbiter are requested first, all at once (arbiter.c): a job
  * waiting for an arbiter holds nothing.
  */
@@ -25,8 +26,8 @@ static int is_writer(unsigned mode)
 
 static int cmp_buffer(const void *a, const void *b)
 {
-	uintptr_t x = (uintptr_t) ((const struct job_buffer *) a)->handle;
-	uintptr_t y = (uintptr_t) ((const struct job_buffer *) b)->handle;
+	uint64_t x = ((const struct job_buffer *) a)->handle->order;
+	uint64_t y = ((const struct job_buffer *) b)->handle->order;
 	if (x != y)
 		return x < y ? -1 : 1;
 	unsigned i = ((const struct job_buffer *) a)->index, j = ((const struct job_buffer *) b)->index;

@@ -117,8 +117,9 @@ static int try_grant_all(struct starpu_arbiter *a, struct job *job)
 int arbiter_acquire(struct job *job, unsigned *nbuffers_done)
 {
 	(void) nbuffers_done;
-	/* Each arbiter the job uses, in address order: the buffers are sorted
-	 * by handle, so find the arbiters and take the smallest not done. */
+	/* Each arbiter the job uses, in address order (arbiters, unlike
+	 * handles, have no registration number; the order only has to be the
+	 * same for every job): find them and take the smallest not done. */
 	for (;;)
 	{
 		struct starpu_arbiter *next = NULL;

@@ -16,16 +16,17 @@
 #include "data/memory.h"
 #include "core/job.h"
 #include "core/rt.h"
+#include "core/sim_loader.h"
 #include "core/workers.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Whether src and dst can copy without going through RAM. */
+/* Whether src and dst can copy without going through RAM (memory.h). */
 static int direct_copy(unsigned src, unsigned dst)
 {
-	return mem_nodes[src].kind == STARPU_CPU_RAM || mem_nodes[dst].kind == STARPU_CPU_RAM;
+	return mem_direct_copy(src, dst);
 }
 
 int data_copy_interface(starpu_data_handle_t h, unsigned src, unsigned dst)
@@ -105,6 +106,7 @@ int data_transfer_locked(starpu_data_handle_t h, unsigned dst)
 	d->transferring = 1;
 	d->stale = 0;
 	os_mutex_unlock(&h->lock);
+	sim_cost(SIM_COST_TRANSFER, 1);	/* simulation: setting the copy up */
 	int ret = data_copy_interface(h, (unsigned) src, dst);
 	os_mutex_lock(&h->lock);
 	s->refcnt--;
@@ -355,12 +357,12 @@ restart:
 	for (unsigned i = 0; i < n; i++)
 	{
 		starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
-		/* buffers[] is sorted by handle: binary search. */
+		/* buffers[] is sorted by registration number: binary search. */
 		unsigned lo = 0, hi = job->nbuffers;
 		while (lo < hi)
 		{
 			unsigned mid = (lo + hi) / 2;
-			if ((uintptr_t) job->buffers[mid].handle < (uintptr_t) h)
+			if (job->buffers[mid].handle->order < h->order)
 				lo = mid + 1;
 			else
 				hi = mid;

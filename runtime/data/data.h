@@ -78,6 +78,10 @@ struct starpu_data_state
 	int magic;				/* DATA_MAGIC while registered */
 	struct starpu_data_interface_ops *ops;
 	int home_node;				/* -1: none yet */
+	/* Registration number, unique: a job's buffers are sorted by it
+	 * (the order they are locked and fetched in), not by address, so
+	 * that a simulated run does not depend on where malloc put handles. */
+	uint64_t order;
 	struct data_replicate rep[STARPU_MAXNODES];
 	/* Waiters for a replicate to finish a copy or an allocation, and for
 	 * nrefs to reach 0 (unregistration). */
@@ -89,6 +93,17 @@ struct starpu_data_state
 	struct job_buffer *readers;
 	enum group_kind group;			/* open commute/reduction group */
 	struct job_buffer *group_members;	/* chained through rd_prev/rd_next */
+	/* Recording only (trace/, implicit.c), under lock: the ids of
+	 * terminated tasks that implicit dependencies no longer point to but
+	 * that a new access would have waited for (the last writer, the
+	 * readers since), so that the recorded task graph keeps those edges;
+	 * and the handle's id in the trace (0: none yet; set once, atomically,
+	 * by trace/events.c). ghost_readers is owned, freed by
+	 * data_implicit_free. */
+	uint64_t trace_id;
+	uint64_t ghost_writer;
+	uint64_t *ghost_readers;
+	unsigned nghost_readers, capghost_readers;
 
 	/* Access arbitration (access.c). */
 	int busy_readers;
@@ -157,6 +172,8 @@ static inline int rep_valid(const struct data_replicate *r)
  * recording when the job terminates (caller holds the handle's lock). */
 void data_implicit_deps(struct job *job);
 void data_implicit_forget(struct job_buffer *b);
+/* Frees what implicit.c keeps for a handle being freed. */
+void data_implicit_free(starpu_data_handle_t h);
 /* For starpu_data_acquire_try (caller holds the handle's lock). */
 int data_implicit_would_wait(starpu_data_handle_t h, enum starpu_data_access_mode mode);
 void data_implicit_register_locked(struct job_buffer *b);

@@ -130,11 +130,15 @@ void data_lookup_fini(void)
 /* ------------------------------------------------------------------ */
 /* Registration. */
 
+/* Registration numbers (struct starpu_data_state.order). */
+static _Atomic uint64_t handles_registered;
+
 starpu_data_handle_t data_handle_new(struct starpu_data_interface_ops *ops, int home_node)
 {
 	struct starpu_data_state *h = calloc(1, sizeof(*h));
 	if (!h)
 		return NULL;
+	h->order = atomic_fetch_add(&handles_registered, 1) + 1;
 	os_mutex_init(&h->lock);
 	os_cond_init(&h->busy_cond);
 	h->ops = ops;
@@ -299,6 +303,7 @@ void data_handle_free(starpu_data_handle_t h)
 	lookup_remove(h);
 	arbiter_forget_handle(h);
 	data_redux_free(h);
+	data_implicit_free(h);
 	os_mutex_lock(&h->lock);
 	for (unsigned node = 0; node < mem_nnodes; node++)
 	{

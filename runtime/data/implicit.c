@@ -13,11 +13,18 @@
  *     a reduction, the job folding the contributions) becomes the writer.
  * SCRATCH accesses carry no dependency. A terminating job removes itself
  * (data_implicit_forget), so the handle never points to a finished job.
+ *
+ * Recording (trace/) wants the whole graph, edges to tasks that finished
+ * before their successor was submitted included: while a trace is
+ * recorded, a terminating task leaves its id behind as a "ghost" (the last
+ * writer, or one of the readers since), and a new access reports the
+ * edges it would have had to ghosts (trace_on_ghost_dep) without waiting.
  */
 #include "data/data.h"
 #include "core/job.h"
 #include "core/sched_ctx.h"
 #include "core/rt.h"
+#include "trace/trace.h"
 
 #include <stdlib.h>
 
@@ -57,6 +64,27 @@ static void list_push(struct job_buffer **head, struct job_buffer *b, unsigned c
 #define IN_READERS 1
 #define IN_GROUP 2
 
+/* Ghosts (recording only; see the header comment). */
+static void ghost_clear(starpu_data_handle_t h)
+{
+	h->ghost_writer = 0;
+	h->nghost_readers = 0;
+}
+
+static void ghost_add_reader(starpu_data_handle_t h, struct job *job)
+{
+	if (h->nghost_readers == h->capghost_readers)
+	{
+		unsigned cap = h->capghost_readers ? h->capghost_readers * 2 : 8;
+		uint64_t *p = realloc(h->ghost_readers, cap * sizeof(*p));
+		if (!p)
+			return;	/* the recorded graph misses an edge, nothing else */
+		h->ghost_readers = p;
+		h->capghost_readers = cap;
+	}
+	h->ghost_readers[h->nghost_readers++] = job->id;
+}
+
 /* What a writer (or the first member of a group) waits for. */
 static void depend_like_writer(starpu_data_handle_t h, struct job *job)
 {
@@ -65,6 +93,13 @@ static void depend_like_writer(starpu_data_handle_t h, struct job *job)
 			add_dep(job, r->job);
 	else if (h->last_writer)
 		add_dep(job, h->last_writer);
+	if (!trace_recording())
+		return;
+	/* The readers since the last writer cover it, finished or not. */
+	for (unsigned i = 0; i < h->nghost_readers; i++)
+		trace_on_ghost_dep(h->ghost_readers[i], job);
+	if (!h->readers && !h->nghost_readers && !h->last_writer && h->ghost_writer)
+		trace_on_ghost_dep(h->ghost_writer, job);
 }
 
 struct job *data_internal_job_locked(starpu_data_handle_t h, struct starpu_task *t, unsigned mode, unsigned char flags)
@@ -118,6 +153,7 @@ static struct job *close_group_locked(starpu_data_handle_t h)
 	while (h->readers)
 		list_unlink(&h->readers, h->readers);
 	h->last_writer = closer;
+	ghost_clear(h);
 	h->group = GROUP_NONE;
 	return closer;
 }
@@ -155,6 +191,8 @@ static struct job *implicit_deps_locked(starpu_data_handle_t h, struct job_buffe
 	{
 		if (h->last_writer)
 			add_dep(job, h->last_writer);
+		else if (h->ghost_writer && trace_recording())
+			trace_on_ghost_dep(h->ghost_writer, job);
 		list_push(&h->readers, b, IN_READERS);
 		return closer;
 	}
@@ -162,6 +200,7 @@ static struct job *implicit_deps_locked(starpu_data_handle_t h, struct job_buffe
 	while (h->readers)
 		list_unlink(&h->readers, h->readers);
 	h->last_writer = job;
+	ghost_clear(h);
 	return closer;
 }
 
@@ -195,12 +234,22 @@ void data_implicit_deps(struct job *job)
 void data_implicit_forget(struct job_buffer *b)
 {
 	starpu_data_handle_t h = b->handle;
+	/* Only tasks are in the recorded graph; an acquisition leaves no
+	 * ghost (nor the one before it: it cleared them as a writer). */
+	int ghost = b->job->kind == JOB_TASK && trace_recording();
 	if (b->in_readers == IN_READERS)
+	{
 		list_unlink(&h->readers, b);
+		if (ghost)
+			ghost_add_reader(h, b->job);
+	}
 	else if (b->in_readers == IN_GROUP)
 		list_unlink(&h->group_members, b);
 	if (h->last_writer == b->job)
+	{
 		h->last_writer = NULL;
+		h->ghost_writer = ghost ? b->job->id : 0;
+	}
 	if (!h->group_members && h->group == GROUP_COMMUTE)
 		h->group = GROUP_NONE;
 }
@@ -225,4 +274,11 @@ void data_implicit_register_locked(struct job_buffer *b)
 		if (closer)
 			job_dep_release(closer);
 	}
+}
+
+void data_implicit_free(starpu_data_handle_t h)
+{
+	free(h->ghost_readers);
+	h->ghost_readers = NULL;
+	h->nghost_readers = h->capghost_readers = 0;
 }

@@ -5,6 +5,7 @@
 #include "data/memory.h"
 #include "data/data.h"
 #include "core/rt.h"
+#include "core/sim_loader.h"
 #include "drivers/driver.h"
 #include "trace/trace.h"
 
@@ -15,6 +16,11 @@
 unsigned mem_nnodes;
 struct memory_node mem_nodes[STARPU_MAXNODES];
 int starpu_disk_swap_node = -1;
+/* Pairs of nodes, neither of them RAM, that copy one to the other
+ * directly: in a simulation, those whose platform hosts have a route
+ * (peer copies over PCIe, NVLink...); none in a real run yet. Written as
+ * nodes are added (at init, before any copy). */
+static unsigned char mem_peer[STARPU_MAXNODES][STARPU_MAXNODES];
 
 static size_t malloc_align = 64;
 
@@ -38,6 +44,30 @@ int mem_env_mib(const char *var, ssize_t *bytes)
 	return 0;
 }
 
+/* A device's memory for the runtime: STARPU_LIMIT_<KIND>_<devid>_MEM, else
+ * STARPU_LIMIT_<KIND>_MEM (MiB, as StarPU), caps total (the device's size,
+ * -1 when unknown). 0, or -EINVAL naming a malformed variable. */
+static int device_limit(enum starpu_node_kind kind, int devid, ssize_t *total)
+{
+	const char *k = kind == STARPU_CUDA_RAM ? "CUDA" : kind == STARPU_OPENCL_RAM ? "OPENCL" : NULL;
+	if (!k)
+		return 0;
+	char var[64];
+	ssize_t limit;
+	snprintf(var, sizeof(var), "STARPU_LIMIT_%s_%d_MEM", k, devid);
+	if (mem_env_mib(var, &limit))
+		return -EINVAL;
+	if (limit < 0)
+	{
+		snprintf(var, sizeof(var), "STARPU_LIMIT_%s_MEM", k);
+		if (mem_env_mib(var, &limit))
+			return -EINVAL;
+	}
+	if (limit >= 0 && (*total < 0 || limit < *total))
+		*total = limit;
+	return 0;
+}
+
 int memory_node_add(enum starpu_node_kind kind, int devid, const struct drv_node_ops *ops, void *driver_data, ssize_t total, const char *name)
 {
 	if (mem_nnodes >= STARPU_MAXNODES)
@@ -45,6 +75,8 @@ int memory_node_add(enum starpu_node_kind kind, int devid, const struct drv_node
 		rt_error("cannot add memory node %s: STARPU_MAXNODES (%d) reached", name, STARPU_MAXNODES);
 		return -ENOSPC;
 	}
+	if (device_limit(kind, devid, &total))
+		return -EINVAL;
 	unsigned id = mem_nnodes;
 	struct memory_node *n = &mem_nodes[id];
 	memset(n, 0, sizeof(*n));
@@ -59,15 +91,27 @@ int memory_node_add(enum starpu_node_kind kind, int devid, const struct drv_node
 	/* Publish after the node is complete: handles created from now on
 	 * get a replicate for it. */
 	__atomic_store_n(&mem_nnodes, id + 1, __ATOMIC_RELEASE);
+	for (unsigned i = 0; i < id; i++)
+	{
+		double bw, lat;
+		int devices = kind != STARPU_CPU_RAM && mem_nodes[i].kind != STARPU_CPU_RAM;
+		mem_peer[i][id] = devices && sim_node_route(i, id, &bw, &lat) == 0;
+		mem_peer[id][i] = devices && sim_node_route(id, i, &bw, &lat) == 0;
+	}
 	return (int) id;
 }
 
 int memory_nodes_setup(void)
 {
 	memset(mem_nodes, 0, sizeof(mem_nodes));
+	memset(mem_peer, 0, sizeof(mem_peer));
 	mem_nnodes = 0;
 	starpu_disk_swap_node = -1;
 	ssize_t total = drv_ram_node_ops.total_memory ? drv_ram_node_ops.total_memory(STARPU_MAIN_RAM) : -1;
+	/* Simulation: the platform's RAM, when its memsize says. */
+	ssize_t simulated = sim_host_memsize("RAM");
+	if (simulated > 0)
+		total = simulated;
 	/* STARPU_LIMIT_CPU_MEM is in MiB, as in StarPU. */
 	ssize_t limit;
 	if (mem_env_mib("STARPU_LIMIT_CPU_MEM", &limit))
@@ -96,6 +140,11 @@ void memory_nodes_teardown(void)
 	starpu_disk_swap_node = -1;
 }
 
+int mem_direct_copy(unsigned src, unsigned dst)
+{
+	return mem_nodes[src].kind == STARPU_CPU_RAM || mem_nodes[dst].kind == STARPU_CPU_RAM || mem_peer[src][dst];
+}
+
 uintptr_t mem_alloc(unsigned node, size_t size, int flags)
 {
 	if (node >= mem_nnodes)
@@ -109,6 +158,8 @@ uintptr_t mem_alloc(unsigned node, size_t size, int flags)
 	}
 	n->used += (ssize_t) size;
 	os_mutex_unlock(&n->lock);
+	if (n->kind == STARPU_CUDA_RAM || n->kind == STARPU_OPENCL_RAM)
+		sim_cost(SIM_COST_DEV_MALLOC, 1);	/* simulation: the device allocation's cost */
 	uintptr_t p = n->ops->malloc(node, size, flags);
 	if (!p)
 	{
@@ -339,7 +390,13 @@ void starpu_free_on_node(unsigned dst_node, uintptr_t addr, size_t size)
 }
 
 /* The copy goes through the driver of the node that is not RAM (a device or
- * a disk knows how to reach RAM), or RAM's own when both are RAM. */
+ * a disk knows how to reach RAM), or RAM's own when both are RAM.
+ *
+ * Observers see a transfer when it is complete, from when it was issued:
+ * a copy that returns 0 is (the data layer always copies synchronously, on
+ * the thread that needs the data or on the node's transfer thread:
+ * request.c). One started asynchronously (-EAGAIN, for a caller that passed
+ * async_data) is not complete yet and is not reported here. */
 static const struct drv_node_ops *copy_driver(unsigned src_node, unsigned dst_node)
 {
 	if (src_node >= mem_nnodes || dst_node >= mem_nnodes)
@@ -358,7 +415,8 @@ int starpu_interface_copy(uintptr_t src, size_t src_offset, unsigned src_node,
 		return -EINVAL;
 	uint64_t t0 = trace_stamp();
 	int ret = ops->copy(src, src_offset, src_node, dst, dst_offset, dst_node, size, async_data);
-	trace_on_transfer(src_node, dst_node, size, t0);	/* observers: a transfer */
+	if (ret == 0)
+		trace_on_transfer(src_node, dst_node, size, t0);	/* observers: a transfer, now complete */
 	return ret;
 }
 
@@ -381,7 +439,8 @@ int starpu_interface_copy2d(uintptr_t src, size_t src_offset, unsigned src_node,
 	else
 		for (size_t i = 0; i < numblocks && !ret; i++)
 			ret = ops->copy(src, src_offset + i * ld_src, src_node, dst, dst_offset + i * ld_dst, dst_node, blocksize, NULL);
-	trace_on_transfer(src_node, dst_node, blocksize * numblocks, t0);	/* observers: a transfer */
+	if (ret == 0)
+		trace_on_transfer(src_node, dst_node, blocksize * numblocks, t0);	/* observers: a transfer, now complete */
 	return ret;
 }
 

@@ -1,5 +1,5 @@
-/* memory.h — memory nodes: RAM, disks (out-of-core), and later devices and
- * simulated nodes. Each node has a driver (drivers/driver.h, struct
+/* memory.h — memory nodes: RAM, disks (out-of-core), devices (simulated
+ * ones so far: sim/node_sg.c). Each node has a driver (drivers/driver.h, struct
  * drv_node_ops) through which all its allocations and copies go, an
  * accounting of the bytes the runtime allocated there against its limit,
  * an allocation cache of freed buffers, and the LRU list of evictable
@@ -46,14 +46,26 @@ extern int starpu_disk_swap_node;
  * runtime allocates there. */
 int memory_nodes_setup(void);
 void memory_nodes_teardown(void);
+/* Once every node exists (devices included): starts a transfer thread per
+ * device node, which runs the node's prefetches (request.c);
+ * memory_nodes_teardown stops them. 0 or a negative errno. */
+int data_requests_start(void);
 /* Reads a size in MiB from environment variable var into *bytes (-1 when
  * unset); -EINVAL (message printed) when malformed. */
 int mem_env_mib(const char *var, ssize_t *bytes);
 /* STARPU_DISK_SWAP=dir (STARPU_DISK_SWAP_SIZE MiB, STARPU_DISK_SWAP_BACKEND
  * unistd): adds a disk at init, where data leaves RAM (disk.c). */
 int mem_swap_setup(void);
-/* Adds a memory node; returns its id or a negative errno. */
+/* Adds a memory node of capacity total (bytes, -1: unknown); a device's is
+ * capped by STARPU_LIMIT_CUDA[_<devid>]_MEM / STARPU_LIMIT_OPENCL[_<devid>]_MEM
+ * (MiB). Returns its id or a negative errno (-EINVAL: a malformed limit,
+ * named in a message). */
 int memory_node_add(enum starpu_node_kind kind, int devid, const struct drv_node_ops *ops, void *driver_data, ssize_t total, const char *name);
+
+/* Whether src can copy to dst without going through RAM: one of them is
+ * RAM, or they are peers (a simulated platform's route between their
+ * hosts: the copy follows it, and the bus model predicts it so). */
+int mem_direct_copy(unsigned src, unsigned dst);
 
 /* Raw allocations on a node, through its driver, counted against its
  * limit: 0 when it does not fit or the driver fails. */

@@ -3,7 +3,14 @@
  * A prefetch is queued on its destination node and run by a worker that
  * makes transfers progress (the "data transfer processing" step of the
  * worker cycle, drivers/driver_loop.c): regular prefetches whenever a
- * worker looks for work, idle ones only when it has none. A prefetch takes
+ * worker looks for work, idle ones only when it has none. Device nodes
+ * have a transfer thread of their own instead, which runs their queue
+ * (regular prefetches first) as requests arrive: their copies then overlap
+ * with the kernels of the device's worker, as a GPU's copy engine does.
+ * That is what simulated devices need (a copy blocks the thread making it,
+ * for the simulated transfer time: data/README.md), and it keeps the
+ * data layer's one way of copying (synchronous, handle lock dropped,
+ * destination marked transferring). A prefetch takes
  * a buffer only if the node has room (it never evicts), holds a reference
  * on the handle so that it cannot be unregistered meanwhile, and needs no
  * access right: if the data is written while it is copied, the copy is
@@ -13,6 +20,7 @@
 #include "data/memory.h"
 #include "core/job.h"
 #include "core/rt.h"
+#include "core/sim_loader.h"
 #include "core/workers.h"
 
 #include <errno.h>
@@ -24,10 +32,18 @@ struct request
 	struct request *next;
 };
 
+/* lock protects the lists and the thread's fields; a leaf (requests run
+ * with it released). */
 struct request_queue
 {
 	os_mutex_t lock;
 	struct request *head[2], *tail[2];	/* [0] regular, [1] idle */
+	/* Device nodes: the transfer thread serving the queue. */
+	os_cond_t cond;			/* a request arrived, or stop */
+	os_thread_t thread;
+	int has_thread;			/* set by data_requests_start, cleared once joined */
+	int stop;			/* drain the queue, then exit */
+	char thread_name[32];
 };
 
 static struct request_queue queues[STARPU_MAXNODES];
@@ -55,16 +71,19 @@ int data_prefetch(starpu_data_handle_t h, unsigned node, int idle)
 	r->handle = h;
 	r->next = NULL;
 	struct request_queue *q = &queues[node];
+	atomic_fetch_add(&npending, 1);
 	os_mutex_lock(&q->lock);
 	if (q->tail[idle])
 		q->tail[idle]->next = r;
 	else
 		q->head[idle] = r;
 	q->tail[idle] = r;
+	int threaded = __atomic_load_n(&q->has_thread, __ATOMIC_RELAXED);
+	if (threaded)
+		os_cond_signal(&q->cond);
 	os_mutex_unlock(&q->lock);
-	atomic_fetch_add(&npending, 1);
-	/* An idle worker can run it. */
-	if (rt.nworkers)
+	/* Else an idle worker can run it. */
+	if (!threaded && rt.nworkers)
 		worker_wake_one_idle(STARPU_NMAX_SCHED_CTXS, ~0u, 1);
 	return 0;
 }
@@ -102,11 +121,84 @@ done:
 	free(r);
 }
 
+/* Takes the first request of q, regular ones first (q->lock held). */
+static struct request *pop_locked(struct request_queue *q, int idle)
+{
+	for (int level = 0; level <= idle; level++)
+	{
+		struct request *r = q->head[level];
+		if (r)
+		{
+			q->head[level] = r->next;
+			if (!q->head[level])
+				q->tail[level] = NULL;
+			return r;
+		}
+	}
+	return NULL;
+}
+
+static void *transfer_thread(void *arg)
+{
+	unsigned node = (unsigned) (uintptr_t) arg;
+	struct request_queue *q = &queues[node];
+	os_mutex_lock(&q->lock);
+	for (;;)
+	{
+		struct request *r = pop_locked(q, 1);
+		if (!r)
+		{
+			if (q->stop)
+				break;
+			os_cond_wait(&q->cond, &q->lock);
+			continue;
+		}
+		os_mutex_unlock(&q->lock);
+		atomic_fetch_sub(&npending, 1);
+		run_request(r, node);
+		os_mutex_lock(&q->lock);
+	}
+	os_mutex_unlock(&q->lock);
+	return NULL;
+}
+
+int data_requests_start(void)
+{
+	for (unsigned node = 0; node < mem_nnodes; node++)
+	{
+		enum starpu_node_kind kind = mem_nodes[node].kind;
+		if (kind != STARPU_CUDA_RAM && kind != STARPU_OPENCL_RAM)
+			continue;
+		struct request_queue *q = &queues[node];
+		os_cond_init(&q->cond);
+		char host[32];
+		int simulated = sim_running() && sim_node_host(node, host, sizeof(host)) == 0;
+		snprintf(q->thread_name, sizeof(q->thread_name), "xfer %s", mem_nodes[node].name);
+		/* Simulation: on the device's platform host, as its worker. */
+		struct os_thread_attr attr = { .name = q->thread_name, .host = simulated ? host : NULL };
+		os_mutex_lock(&q->lock);
+		q->stop = 0;
+		int ret = os_thread_create(&q->thread, &attr, transfer_thread, (void *) (uintptr_t) node);
+		__atomic_store_n(&q->has_thread, ret == 0, __ATOMIC_RELAXED);
+		os_mutex_unlock(&q->lock);
+		if (ret)
+		{
+			rt_error("starpu_init: cannot start the transfer thread of memory node %u (%s) (%d)", node,
+				 mem_nodes[node].name, ret);
+			data_requests_fini();
+			return -ret;
+		}
+	}
+	return 0;
+}
+
 int data_progress(unsigned node, int idle)
 {
 	if (atomic_load_explicit(&npending, memory_order_relaxed) == 0 || node >= mem_nnodes)
 		return 0;
 	struct request_queue *q = &queues[node];
+	if (__atomic_load_n(&q->has_thread, __ATOMIC_RELAXED))
+		return 0;	/* its transfer thread runs it */
 	int ran = 0;
 	for (int level = 0; level <= idle; level++)
 	{
@@ -147,6 +239,20 @@ int data_progress_for_worker(unsigned node, int idle)
 
 void data_requests_fini(void)
 {
+	/* Transfer threads run what is left of their queues, then exit. */
+	for (unsigned node = 0; node < STARPU_MAXNODES; node++)
+	{
+		struct request_queue *q = &queues[node];
+		if (!__atomic_load_n(&q->has_thread, __ATOMIC_RELAXED))
+			continue;
+		os_mutex_lock(&q->lock);
+		q->stop = 1;
+		os_cond_broadcast(&q->cond);
+		os_mutex_unlock(&q->lock);
+		os_thread_join(q->thread, NULL);
+		__atomic_store_n(&q->has_thread, 0, __ATOMIC_RELAXED);
+		os_cond_destroy(&q->cond);
+	}
 	/* Run what is left: each request holds a reference on its handle. */
 	for (unsigned node = 0; node < mem_nnodes; node++)
 		while (data_progress(node, 1))

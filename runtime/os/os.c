@@ -208,6 +208,12 @@ void os_sleep_us(double us)
 	os_cur->sleep_us(us);
 }
 
+void os_model_cost(double us)
+{
+	if (os_cur->version >= 3 && os_cur->model_cost && us > 0)
+		os_cur->model_cost(us);
+}
+
 void os_yield(void)
 {
 	if (os_cur->yield)

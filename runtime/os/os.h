@@ -48,7 +48,7 @@ struct os_thread_attr
 	int detached;
 };
 
-#define OS_OPS_VERSION 2
+#define OS_OPS_VERSION 3
 
 struct os_ops
 {
@@ -106,6 +106,13 @@ struct os_ops
 	 * NULL: derived from now_us(), which is what a simulated backend
 	 * wants, since its now_us() is already a cheap read of simulated time. */
 	uint64_t (*timestamp_ns)(void);
+
+	/* Version 3. Charges the calling thread us microseconds of the
+	 * runtime's own work (submitting, scheduling, setting up a copy: the
+	 * simulation's overhead costs, core/sim_loader.h). A simulated backend
+	 * lets that much simulated time pass; NULL (real backends) does
+	 * nothing: there the work already took its real time. */
+	void (*model_cost)(double us);
 };
 
 /* The posix backend, always built into libvela. */
@@ -155,6 +162,9 @@ double os_now_us(void);
 uint64_t os_timestamp_ns(void);
 void os_sleep_us(double us);
 void os_yield(void);
+/* The runtime's own work, us µs of it, in simulated time (os_ops.model_cost);
+ * nothing in a real run. */
+void os_model_cost(double us);
 
 /* A hint inside a polling loop (real runs only: simulated runs must not
  * poll, see the header comment). */

@@ -13,10 +13,19 @@
  *   <host>.platform.v4.xml   the SimGrid platform (platform.c).
  * StarPU leaves 0 on the diagonal (no transfer within a node); Vela writes
  * the measured copy speed within the node there, which StarPU ignores.
+ *
+ * In simulation the bus is the platform's: for each pair of memory nodes,
+ * the route between their hosts gives the bottleneck bandwidth and the
+ * summed latency, the very figures the simulated copies obey (CM02 with
+ * factors 1), so schedulers' transfer estimates (dmda) agree with what
+ * simulated transfers take; two devices without a route between them
+ * copy through RAM, and are predicted so. Files are neither read nor
+ * written then.
  */
 #include "perfmodel/perfmodel.h"
 #include "core/conf.h"
 #include "core/rt.h"
+#include "core/sim_loader.h"
 #include "data/memory.h"
 
 #include <errno.h>
@@ -246,12 +255,49 @@ static int bus_matches(const struct pm_bus *stored, const struct pm_bus *now)
 	return 1;
 }
 
+/* The simulated platform's bus: NAN where there is no route (a disk not
+ * on the platform). */
+static void bus_from_platform(struct pm_bus *b)
+{
+	for (unsigned i = 0; i < STARPU_MAXNODES; i++)
+		for (unsigned j = 0; j < STARPU_MAXNODES; j++)
+		{
+			double bw, lat;
+			if (i < mem_nnodes && j < mem_nnodes && sim_node_route(i, j, &bw, &lat) == 0)
+			{
+				b->bandwidth[i][j] = bw * 1e-6;		/* bytes/s -> MB/s */
+				b->latency[i][j] = lat * 1e6;		/* s -> µs */
+			}
+			else
+				b->bandwidth[i][j] = b->latency[i][j] = NAN;
+		}
+	/* Two devices without a route between them copy through RAM
+	 * (data/coherency.c): two copies one after the other, latencies
+	 * added and 1 / bandwidth too, so that lat + bytes / bw stays the
+	 * prediction of the whole. */
+	for (unsigned i = 1; i < mem_nnodes; i++)
+		for (unsigned j = 1; j < mem_nnodes; j++)
+		{
+			if (i == j || mem_direct_copy(i, j) || !(b->bandwidth[i][0] > 0.0) || !(b->bandwidth[0][j] > 0.0))
+				continue;
+			b->bandwidth[i][j] = 1.0 / (1.0 / b->bandwidth[i][0] + 1.0 / b->bandwidth[0][j]);
+			b->latency[i][j] = b->latency[i][0] + b->latency[0][j];
+		}
+	b->loaded = 1;
+}
+
 int pm_bus_setup(int force)
 {
 	struct pm_bus now, stored;
 	memset(&now, 0, sizeof(now));
 	machine_config(&now);
 	now.nnodes = mem_nnodes;
+	if (sim_running())
+	{
+		bus_from_platform(&now);
+		pm_bus = now;
+		return 0;
+	}
 	memset(&stored, 0, sizeof(stored));
 	int have = pm_bus_load(&stored) == 0;
 	stored.nnodes = mem_nnodes;
@@ -262,8 +308,9 @@ int pm_bus_setup(int force)
 	}
 	if (os_is_simulated())
 	{
-		/* Simulated runs take the bus from the platform, and measure
-		 * nothing: keep whatever was stored. */
+		/* Simulated without the plugin's routes (cannot happen once
+		 * the simulation runs): keep whatever was stored, measure
+		 * nothing. */
 		pm_bus = stored;
 		return 0;
 	}

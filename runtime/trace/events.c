@@ -7,6 +7,7 @@
 #include "core/job.h"
 #include "core/rt.h"
 #include "core/workers.h"
+#include "data/data.h"
 #include "data/memory.h"
 
 #include <stdlib.h>
@@ -74,13 +75,55 @@ static void resolve_pending(struct job *job)
 	os_mutex_unlock(&pending_lock);
 }
 
+/* The handle's id in traces: 1, 2, ... in order of first use, never
+ * reused (an address may be, once a handle is freed). */
+static _Atomic uint64_t next_handle_id;
+
+static uint64_t handle_trace_id(starpu_data_handle_t h)
+{
+	uint64_t id = __atomic_load_n(&h->trace_id, __ATOMIC_RELAXED);
+	if (id)
+		return id;
+	uint64_t mine = atomic_fetch_add_explicit(&next_handle_id, 1, memory_order_relaxed) + 1;
+	if (__atomic_compare_exchange_n(&h->trace_id, &id, mine, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		return mine;
+	return id;	/* another thread named it first */
+}
+
+/* TR_TASK_DATA: the task's codelet, model and buffers, for replays. */
+static void record_task_data(struct job *job)
+{
+	struct starpu_task *task = job->task;
+	struct starpu_codelet *cl = task->cl;
+	struct trace_buf *b = rec_buf_self();
+	if (!b || !cl)
+		return;
+	struct starpu_perfmodel *m = cl->model;
+	uint32_t model_sid = m && m->symbol ? tb_string(b, m->symbol) : 0;
+	unsigned n = STARPU_TASK_GET_NBUFFERS(task);
+	struct trace_task_buffer *e = tb_task_data(b, job->id, model_sid, m ? (uint32_t) m->type + 1 : 0,
+						   cl->where, &n);
+	for (unsigned i = 0; i < n; i++)
+	{
+		starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
+		e[i].mode = (uint32_t) STARPU_TASK_GET_MODE(task, i);
+		if (!data_handle_valid(h))
+			continue;	/* submission will refuse it */
+		e[i].handle = handle_trace_id(h);
+		e[i].size = starpu_data_get_size(h);
+		e[i].home_node = h->home_node;
+	}
+}
+
 void trace_submit_slow(struct job *job)
 {
 	struct starpu_task *task = job->task;
 	memset(&job->tt, 0, sizeof(job->tt));
-	job->tt.submit = os_timestamp_ns();
+	job->tt.submit = trace_now();
 	if (atomic_load_explicit(&pending_count, memory_order_relaxed) && (flags_now() & TRACE_RECORDING))
 		resolve_pending(job);
+	if (flags_now() & TRACE_RECORDING)
+		record_task_data(job);
 	if (!(flags_now() & TRACE_PROFILING))
 		return;
 	if (!task->profiling_info)
@@ -140,6 +183,15 @@ void trace_dep_slow(struct job *pred, struct job *succ, int end_dep)
 		tb_dep(b, pred->id, succ->id, flags);
 }
 
+void trace_ghost_dep_slow(uint64_t pred, struct job *succ)
+{
+	if (succ->kind != JOB_TASK || !succ->id || !pred)
+		return;
+	struct trace_buf *b = rec_buf_self();
+	if (b)
+		tb_dep(b, pred, succ->id, 0);
+}
+
 void trace_tag_dep_slow(starpu_tag_t tag, starpu_tag_t dep)
 {
 	if (!(flags_now() & TRACE_RECORDING))
@@ -151,32 +203,30 @@ void trace_tag_dep_slow(starpu_tag_t tag, starpu_tag_t dep)
 
 void trace_pop_slow(struct worker *w, struct job *job)
 {
-	uint64_t now = os_timestamp_ns();
+	uint64_t now = trace_now();
 	uint64_t last = wobs[w->id].last;
 	job->tt.pop_end = now;
 	job->tt.pop_start = last && last <= now ? last : now;
 }
 
-/* A footprint of the task's data layout: the buffer sizes, in task order
- * of the distinct handles. (The performance models will define the
- * footprint the schedulers use; this one only groups similar tasks.) */
-static uint32_t sizes_footprint(struct job *job, uint64_t *bytes)
+/* The footprint the task's performance model files it under on w (the
+ * data footprint when it has no model or did not run), and the total
+ * size of its buffers. */
+static uint32_t task_footprint(struct job *job, struct worker *w, uint64_t *bytes)
 {
-	uint32_t h = 0x811c9dc5u;
+	struct starpu_task *task = job->task;
 	uint64_t total = 0;
 	for (unsigned i = 0; i < job->nbuffers; i++)
-	{
-		size_t sz = starpu_data_get_size(job->buffers[i].handle);
-		total += sz;
-		for (unsigned k = 0; k < sizeof(sz); k++)
-			h = (h ^ (uint32_t) ((sz >> (8 * k)) & 0xff)) * 16777619u;
-	}
+		total += starpu_data_get_size(job->buffers[i].handle);
 	*bytes = total;
-	return h;
+	struct starpu_perfmodel_arch *arch = w ? starpu_worker_get_perf_archtype(w->id, job->sched_ctx) : NULL;
+	if (task->cl->model && arch)
+		return starpu_task_footprint(task->cl->model, task, arch, job->nimpl);
+	return starpu_task_data_footprint(task);
 }
 
 /* Fills r, but for the execution fields. */
-static void fill_task_record(struct trace_buf *b, struct job *job, struct trace_rec_task *r)
+static void fill_task_record(struct trace_buf *b, struct job *job, struct worker *w, struct trace_rec_task *r)
 {
 	struct starpu_task *task = job->task;
 	r->job = job->id;
@@ -195,8 +245,8 @@ static void fill_task_record(struct trace_buf *b, struct job *job, struct trace_
 	r->flops = task->flops;
 	r->nbuffers = (uint16_t) job->nbuffers;
 	r->sched_ctx = (uint8_t) job->sched_ctx;
-	if (task->cl && job->nbuffers)
-		r->footprint = sizes_footprint(job, &r->data_bytes);
+	if (task->cl)
+		r->footprint = task_footprint(job, w, &r->data_bytes);
 }
 
 static void emit_pending(struct trace_buf *b, struct worker_obs *o)
@@ -207,7 +257,7 @@ static void emit_pending(struct trace_buf *b, struct worker_obs *o)
 
 void trace_exec_end_slow(struct worker *w, struct job *job, int failed)
 {
-	uint64_t end = os_timestamp_ns();
+	uint64_t end = trace_now();
 	unsigned f = flags_now();
 	struct starpu_task *task = job->task;
 	uint64_t start = job->tt.exec_start ? job->tt.exec_start : end;
@@ -243,7 +293,7 @@ void trace_exec_end_slow(struct worker *w, struct job *job, int failed)
 		memset(r, 0, sizeof(*r));
 		r->h.type = TR_TASK;
 		r->h.size = sizeof(*r);
-		fill_task_record(b, job, r);
+		fill_task_record(b, job, w, r);
 		r->pop_start = rec_rel(job->tt.pop_start);
 		r->pop_end = rec_rel(job->tt.pop_end);
 		r->exec_start = rec_rel(start);
@@ -263,7 +313,7 @@ void trace_exec_end_slow(struct worker *w, struct job *job, int failed)
 
 void trace_terminate_slow(struct job *job)
 {
-	uint64_t end = os_timestamp_ns();
+	uint64_t end = trace_now();
 	unsigned f = flags_now();
 	struct starpu_task *task = job->task;
 	struct rt_thread *t = rt_thread();
@@ -315,7 +365,7 @@ void trace_terminate_slow(struct job *job)
 	else
 	{
 		struct trace_rec_task *r = tb_task_reserve(b);
-		fill_task_record(b, job, r);
+		fill_task_record(b, job, NULL, r);
 		r->end = rec_rel(end);
 		r->flags |= TTF_NOOP | TTF_ENDED;
 	}
@@ -323,7 +373,7 @@ void trace_terminate_slow(struct job *job)
 
 void trace_idle_slow(struct worker *w, uint64_t start)
 {
-	uint64_t end = os_timestamp_ns();
+	uint64_t end = trace_now();
 	unsigned f = flags_now();
 	wobs[w->id].last = end;
 	if (end < start)
@@ -342,7 +392,7 @@ void trace_sleep_slow(struct worker *w, uint64_t start)
 {
 	if (!(flags_now() & TRACE_RECORDING))
 		return;
-	uint64_t end = os_timestamp_ns();
+	uint64_t end = trace_now();
 	struct trace_buf *b = rec_buf_worker(w);
 	if (b && end >= start)
 		tb_state(b, w->id, TS_SLEEP, rec_rel(start), rec_rel(end), 0);
@@ -350,7 +400,7 @@ void trace_sleep_slow(struct worker *w, uint64_t start)
 
 void trace_transfer_slow(unsigned src, unsigned dst, size_t bytes, uint64_t start)
 {
-	uint64_t end = os_timestamp_ns();
+	uint64_t end = trace_now();
 	unsigned f = flags_now();
 	if (f & TRACE_PROFILING)
 		prof_transfer(src, dst, bytes);
@@ -371,7 +421,7 @@ void trace_mem_slow(unsigned node, int op, size_t bytes, uintptr_t addr)
 	{
 		struct trace_buf *b = rec_buf_self();
 		if (b)
-			tb_mem(b, node, (uint32_t) op, bytes, rec_rel(os_timestamp_ns()), addr);
+			tb_mem(b, node, (uint32_t) op, bytes, rec_rel(trace_now()), addr);
 	}
 }
 

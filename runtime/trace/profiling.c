@@ -82,7 +82,7 @@ static void to_timespec(uint64_t ns, struct timespec *ts)
 
 static void reset_counters(void)
 {
-	uint64_t now = os_timestamp_ns();
+	uint64_t now = trace_now();
 	for (unsigned i = 0; i < STARPU_NMAXWORKERS; i++)
 	{
 		struct prof_worker *p = &prof_w[i];
@@ -242,7 +242,7 @@ int starpu_profiling_worker_get_info(int workerid, struct starpu_profiling_worke
 		return -EINVAL;
 	}
 	struct prof_worker *p = &prof_w[workerid];
-	uint64_t now = os_timestamp_ns();
+	uint64_t now = trace_now();
 	os_mutex_lock(&p->lock);
 	if (info)
 	{
@@ -324,7 +324,7 @@ int starpu_bus_get_profiling_info(int busid, struct starpu_profiling_bus_info *i
 		return -EINVAL;
 	}
 	struct prof_bus *b = &prof_b[starpu_bus_get_src(busid)][starpu_bus_get_dst(busid)];
-	uint64_t now = os_timestamp_ns();
+	uint64_t now = trace_now();
 	uint64_t start = atomic_exchange(&b->start, now);
 	long long bytes = (long long) atomic_exchange(&b->bytes, 0);
 	int count = atomic_exchange(&b->count, 0);

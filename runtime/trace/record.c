@@ -20,6 +20,7 @@
 #include "core/sched_ctx.h"
 #include "core/workers.h"
 #include "data/memory.h"
+#include "perfmodel/perfmodel.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -107,8 +108,13 @@ static void write_metadata(void)
 	struct trace_buf *b = rec_buf_self();
 	if (!b)
 		return;
+	/* The machine as the performance models name it (STARPU_HOSTNAME, or
+	 * this host's short name): in simulation, the simulated machine. */
 	char host[256] = "";
-	gethostname(host, sizeof(host) - 1);
+	if (pm_conf.hostname[0])
+		snprintf(host, sizeof(host), "%s", pm_conf.hostname);
+	else
+		gethostname(host, sizeof(host) - 1);
 	struct sched_ctx *ctx = sched_ctx_get(GLOBAL_SCHED_CTX);
 	struct trace_rec_run run;
 	memset(&run, 0, sizeof(run));
@@ -159,7 +165,7 @@ void rec_session_start(void)
 	}
 	rec_w.on_error = on_write_error;
 	atomic_store(&rec_write_warned, 0);
-	rec_origin = os_timestamp_ns();
+	rec_origin = trace_now();
 	rec_gen++;
 	rec_bufsize = buffer_size();
 	memset(rec_wbufs, 0, sizeof(rec_wbufs));
@@ -189,7 +195,7 @@ void rec_session_end(void)
 	rec_open = 0;
 	trace_flags_update();
 	struct trace_writer *w = &rec_w;
-	uint64_t end = rec_rel(os_timestamp_ns());
+	uint64_t end = rec_rel(trace_now());
 	int ret = tw_close(w, end);
 	memset(rec_wbufs, 0, sizeof(rec_wbufs));
 	if (ret)
@@ -252,7 +258,7 @@ void starpu_fxt_trace_user_event(unsigned long code)
 		return;
 	struct trace_buf *b = rec_buf_self();
 	if (b)
-		tb_user(b, rec_self_worker(), NULL, code, rec_rel(os_timestamp_ns()));
+		tb_user(b, rec_self_worker(), NULL, code, rec_rel(trace_now()));
 }
 
 void starpu_fxt_trace_user_event_string(const char *s)
@@ -261,7 +267,7 @@ void starpu_fxt_trace_user_event_string(const char *s)
 		return;
 	struct trace_buf *b = rec_buf_self();
 	if (b)
-		tb_user(b, rec_self_worker(), s, 0, rec_rel(os_timestamp_ns()));
+		tb_user(b, rec_self_worker(), s, 0, rec_rel(trace_now()));
 }
 
 void starpu_profiling_set_id(int new_id)

@@ -16,7 +16,7 @@
  *     `vela trace` exporters (tools/), which is where Paje, Chrome JSON, SVG,
  *     tasks.rec, dot and statistics come from: one event stream, many views.
  *
- * Time is os_timestamp_ns(): real time in a real run, simulated time in a
+ * Time is os_timestamp_ns() (trace_now()): real time in a real run, simulated time in a
  * simulated one (the OS seam decides), so the same observers serve both.
  *
  * Threads: a hook runs on the thread doing the step. Timestamps of a task go
@@ -28,7 +28,7 @@
  *
  * Call sites, each a commented one-liner: core/task.c (submit), core/job.c
  * (dependency, callback, termination, job cleanup), core/tags.c (tag
- * dependency), sched/policy.c (push), drivers/driver_loop.c (pop, execution,
+ * dependency), data/implicit.c (dependencies on terminated tasks), sched/policy.c (push), drivers/driver_loop.c (pop, execution,
  * idle, sleep), data/memory.c (copies, allocations), core/init.c (start and
  * stop of the observers).
  */
@@ -55,10 +55,25 @@ static inline int trace_on(void)
 	return __builtin_expect(__atomic_load_n(&trace_flags, __ATOMIC_RELAXED) != 0, 0);
 }
 
+/* Whether a trace is being recorded (data/implicit.c keeps ghosts then). */
+static inline int trace_recording(void)
+{
+	return __builtin_expect((__atomic_load_n(&trace_flags, __ATOMIC_RELAXED) & TRACE_RECORDING) != 0, 0);
+}
+
+/* The observers' clock: os_timestamp_ns() + 1. A stamp of 0 means "not
+ * observed", and a simulation starts at time 0: without the offset, what
+ * happens at the first instant of a simulated run would be lost (the
+ * first task's start, every submission's time). */
+static inline uint64_t trace_now(void)
+{
+	return os_timestamp_ns() + 1;
+}
+
 /* A timestamp when an observer is on, else 0 ("not observed"). */
 static inline uint64_t trace_stamp(void)
 {
-	return trace_on() ? os_timestamp_ns() : 0;
+	return trace_on() ? trace_now() : 0;
 }
 
 /* Life cycle (core/init.c). trace_init: after the workers and memory nodes
@@ -72,6 +87,7 @@ void trace_shutdown(void);
 /* Out-of-line parts (events.c). */
 void trace_submit_slow(struct job *job);
 void trace_dep_slow(struct job *pred, struct job *succ, int end_dep);
+void trace_ghost_dep_slow(uint64_t pred, struct job *succ);
 void trace_tag_dep_slow(starpu_tag_t tag, starpu_tag_t dep);
 void trace_pop_slow(struct worker *w, struct job *job);
 void trace_exec_end_slow(struct worker *w, struct job *job, int failed);
@@ -99,6 +115,14 @@ static inline void trace_on_dep(struct job *pred, struct job *succ, int end_dep)
 		trace_dep_slow(pred, succ, end_dep);
 }
 
+/* Recording only: succ would have waited for the job whose id is pred,
+ * had pred not terminated before succ was submitted (data/implicit.c). */
+static inline void trace_on_ghost_dep(uint64_t pred, struct job *succ)
+{
+	if (trace_recording())
+		trace_ghost_dep_slow(pred, succ);
+}
+
 /* starpu_tag_declare_deps: tag waits for dep. */
 static inline void trace_on_tag_dep(starpu_tag_t tag, starpu_tag_t dep)
 {
@@ -111,7 +135,7 @@ static inline void trace_on_tag_dep(starpu_tag_t tag, starpu_tag_t dep)
 static inline void trace_on_push(struct job *job)
 {
 	if (trace_on())
-		job->tt.push = os_timestamp_ns();
+		job->tt.push = trace_now();
 }
 
 /* Worker w got the job from the policy or its local queue. */
@@ -126,7 +150,7 @@ static inline void trace_on_exec_start(struct job *job)
 {
 	/* Without data there was nothing to fetch: no second stamp. */
 	if (trace_on())
-		job->tt.exec_start = job->nbuffers ? os_timestamp_ns() : job->tt.pop_end;
+		job->tt.exec_start = job->nbuffers ? trace_now() : job->tt.pop_end;
 }
 
 /* The kernel returned (failed: it did not run, or the driver failed). */
@@ -142,7 +166,7 @@ static inline void trace_on_callback(struct job *job, uint64_t start)
 	if (start)
 	{
 		job->tt.cb_start = start;
-		job->tt.cb_end = os_timestamp_ns();
+		job->tt.cb_end = trace_now();
 	}
 }
 

@@ -1,4 +1,4 @@
-/* trace_format.h — the on-disk format of a Vela trace, version 1.
+/* trace_format.h — the on-disk format of a Vela trace, version 2.
  *
  * One format serves real and simulated runs: every time in it is a count of
  * nanoseconds since the trace's origin (the moment recording started), read
@@ -22,7 +22,10 @@
  * it reaches the file. Id 0 is the empty string / "none".
  *
  * Compatibility: new record types and new fields appended at the end of a
- * record keep the version; anything else bumps TRACE_VERSION.
+ * record keep the version; anything else bumps TRACE_VERSION. Version 2
+ * (issue 7, `vela replay`) added TR_TASK_DATA and made TR_TASK's footprint
+ * the performance-model footprint; readers also take version 1 files,
+ * which have neither.
  */
 #ifndef VELA_TRACE_FORMAT_H
 #define VELA_TRACE_FORMAT_H
@@ -30,7 +33,9 @@
 #include <stdint.h>
 
 #define TRACE_MAGIC "VELATRC\n"
-#define TRACE_VERSION 1u
+#define TRACE_VERSION 2u
+/* The oldest version readers still load. */
+#define TRACE_VERSION_MIN 1u
 #define TRACE_BYTE_ORDER 0x01020304u
 
 /* Header flags. */
@@ -62,6 +67,7 @@ enum trace_rec_type
 	TR_USER = 11,		/* struct trace_rec_user: starpu_fxt_trace_user_event* */
 	TR_END = 12,		/* struct trace_rec_end: the run ended cleanly (last) */
 	TR_TASK_END = 13,	/* struct trace_rec_task_end: termination of a task recorded earlier */
+	TR_TASK_DATA = 14,	/* struct trace_rec_task_data + buffers: what a replay needs (v2) */
 	TR_NTYPES
 };
 
@@ -141,7 +147,8 @@ struct trace_rec_task
 	uint32_t codelet_sid;		/* the codelet's name (or model symbol) */
 	int32_t worker;			/* -1: not executed on a worker */
 	int32_t priority;
-	uint32_t footprint;		/* of the buffer sizes */
+	uint32_t footprint;		/* the performance model's (starpu_task_footprint for
+					 * the arch it ran on), else the data footprint */
 	uint32_t flags;			/* TTF_* */
 	uint16_t nbuffers;
 	uint8_t node;			/* memory node it ran on */
@@ -149,6 +156,35 @@ struct trace_rec_task
 	uint8_t impl;
 	uint8_t pad[3];
 };
+
+/* What re-simulating a task without the application needs (`vela
+ * replay`): written by the submitting thread when the task is submitted,
+ * followed by nbuffers struct trace_task_buffer in the task's order
+ * (STARPU_TASK_GET_HANDLE), duplicates kept. A task with more buffers
+ * than fit in one record (the size field is 16 bits) keeps the first
+ * TRACE_MAX_TASK_BUFFERS and sets TDD_TRUNCATED. */
+#define TDD_TRUNCATED 0x1u
+
+struct trace_rec_task_data
+{
+	struct trace_rec_hdr h;
+	uint64_t job;
+	uint32_t model_sid;		/* the perfmodel's symbol; 0: no model or no symbol */
+	uint32_t model_type;		/* enum starpu_perfmodel_type + 1; 0: no model */
+	uint32_t where;			/* the codelet's where (STARPU_CPU | STARPU_CUDA | ...) */
+	uint16_t nbuffers;		/* entries that follow */
+	uint16_t flags;			/* TDD_* */
+};
+
+struct trace_task_buffer
+{
+	uint64_t handle;		/* the handle's id in this trace (1, 2, ...) */
+	uint64_t size;			/* starpu_data_get_size at submission, bytes */
+	uint32_t mode;			/* enum starpu_data_access_mode */
+	int32_t home_node;		/* -1: none */
+};
+
+#define TRACE_MAX_TASK_BUFFERS 2048
 
 struct trace_rec_task_end
 {

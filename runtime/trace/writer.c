@@ -366,6 +366,30 @@ struct trace_rec_task *tb_task_reserve(struct trace_buf *b)
 	return RESERVE(b, struct trace_rec_task, TR_TASK);
 }
 
+struct trace_task_buffer *tb_task_data(struct trace_buf *b, uint64_t job, uint32_t model_sid, uint32_t model_type,
+				       uint32_t where, unsigned *nbuffers)
+{
+	size_t head = sizeof(struct trace_rec_task_data), each = sizeof(struct trace_task_buffer);
+	unsigned n = *nbuffers, fit = (unsigned) ((b->cap - head) / each);
+	uint16_t flags = 0;
+	if (fit > TRACE_MAX_TASK_BUFFERS)
+		fit = TRACE_MAX_TASK_BUFFERS;
+	if (n > fit)
+	{
+		n = fit;
+		flags |= TDD_TRUNCATED;
+	}
+	struct trace_rec_task_data *p = tb_reserve(b, TR_TASK_DATA, head + n * each);
+	p->job = job;
+	p->model_sid = model_sid;
+	p->model_type = model_type;
+	p->where = where;
+	p->nbuffers = (uint16_t) n;
+	p->flags = flags;
+	*nbuffers = n;
+	return (struct trace_task_buffer *) (void *) (p + 1);
+}
+
 void tb_task_end(struct trace_buf *b, uint64_t job, uint64_t end, int32_t worker)
 {
 	struct trace_rec_task_end *p = RESERVE(b, struct trace_rec_task_end, TR_TASK_END);

@@ -110,6 +110,11 @@ void tb_worker(struct trace_buf *b, int32_t id, uint32_t arch, uint32_t node, co
 void tb_task(struct trace_buf *b, const struct trace_rec_task *r);
 /* Room for a task record, to fill in place (cheaper than tb_task). */
 struct trace_rec_task *tb_task_reserve(struct trace_buf *b);
+/* A TR_TASK_DATA record with room for *nbuffers entries, returned for the
+ * caller to fill; *nbuffers becomes the number kept (all that fit in one
+ * record, TDD_TRUNCATED set otherwise). Intern strings before calling. */
+struct trace_task_buffer *tb_task_data(struct trace_buf *b, uint64_t job, uint32_t model_sid, uint32_t model_type,
+				       uint32_t where, unsigned *nbuffers);
 void tb_task_end(struct trace_buf *b, uint64_t job, uint64_t end, int32_t worker);
 void tb_dep(struct trace_buf *b, uint64_t pred, uint64_t succ, uint32_t flags);
 void tb_tag_dep(struct trace_buf *b, uint64_t tag, uint64_t dep);

@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include "vtest.h"
+#include "sim_child.h"
 
 #include <starpu.h>
 
@@ -78,8 +79,225 @@ static void *plain_thread(void *arg)
 	return NULL;
 }
 
+/* ---- GPU scenarios (data/2cuda.platform.v4.xml, models in data/models). */
+
+/* A 1 MB vector takes 2000 us on a CPU core, 500 us on either GPU (the
+ * hand-made model data/models/codelets/45/vtest_sim_scale.simtest). */
+static struct starpu_perfmodel scale_model = { .type = STARPU_NL_REGRESSION_BASED, .symbol = "vtest_sim_scale" };
+static struct starpu_codelet scale_cl = {
+	.cpu_funcs = { kernel },
+	.cuda_funcs = { vela_sim_placeholder },
+	.nbuffers = 1,
+	.modes = { STARPU_RW },
+	.model = &scale_model,
+	.name = "scale",
+};
+static struct starpu_codelet scale_gpu_cl = {
+	.where = STARPU_CUDA,
+	.cuda_funcs = { vela_sim_placeholder },
+	.nbuffers = 1,
+	.modes = { STARPU_RW },
+	.model = &scale_model,
+	.name = "scale_gpu",
+};
+
+#define MAX_TASKS 16
+static int placed[MAX_TASKS];
+
+static void record_worker(void *arg)
+{
+	placed[(intptr_t) arg] = starpu_worker_get_id();
+}
+
+static void print_topology(void)
+{
+	printf("nworkers=%u ncuda=%u ncpu=%u nnodes=%u\n", starpu_worker_get_count(), starpu_cuda_worker_get_count(),
+	       starpu_cpu_worker_get_count(), starpu_memory_nodes_get_count());
+	for (unsigned i = 0; i < starpu_worker_get_count(); i++)
+	{
+		char name[64], arch[64];
+		starpu_worker_get_name((int) i, name, sizeof(name));
+		starpu_perfmodel_get_arch_name(starpu_worker_get_perf_archtype((int) i, 0), arch, sizeof(arch), 0);
+		printf("worker%u=%s node%u=%u arch%u=%s\n", i, name, i, starpu_worker_get_memory_node(i), i, arch);
+	}
+	for (unsigned n = 0; n < starpu_memory_nodes_get_count(); n++)
+	{
+		char name[64];
+		starpu_memory_node_get_name(n, name, sizeof(name));
+		printf("mem%u=%s kind%u=%d total%u=%zd\n", n, name, n, (int) starpu_node_get_kind(n), n,
+		       starpu_memory_get_total(n));
+	}
+	if (starpu_memory_nodes_get_count() > 1)
+		printf("predict01=%.17g bw01=%.17g lat01=%.17g predict12=%.17g\n", starpu_transfer_predict(0, 1, 1000000),
+		       starpu_transfer_bandwidth(0, 1), starpu_transfer_latency(0, 1),
+		       starpu_memory_nodes_get_count() > 2 ? starpu_transfer_predict(1, 2, 1000000) : -1.0);
+}
+
+struct copy_arg
+{
+	uintptr_t src, dst;
+	unsigned src_node, dst_node;
+	size_t size;
+	double start, end;
+	int ret;
+};
+
+static void do_copy(struct copy_arg *a)
+{
+	a->start = starpu_timing_now();
+	a->ret = starpu_interface_copy(a->src, 0, a->src_node, a->dst, 0, a->dst_node, a->size, NULL);
+	a->end = starpu_timing_now();
+}
+
+static void *copy_thread(void *arg)
+{
+	do_copy(arg);
+	return NULL;
+}
+
+/* A buffer of size bytes on node: RAM's is real, a device's is not. */
+static uintptr_t buffer_on(unsigned node, size_t size)
+{
+	return starpu_malloc_on_node(node, size);
+}
+
+/* Copies of 1 MB: one alone, then two at once (a second thread). */
+static void copy_pair(const char *label, unsigned s1, unsigned d1, unsigned s2, unsigned d2)
+{
+	const size_t size = 1000000;
+	struct copy_arg a = { buffer_on(s1, size), buffer_on(d1, size), s1, d1, size, 0, 0, 0 };
+	if (s2 == d2)
+	{
+		do_copy(&a);
+		printf("%s=%.17g ret_%s=%d\n", label, a.end - a.start, label, a.ret);
+		return;
+	}
+	struct copy_arg b = { buffer_on(s2, size), buffer_on(d2, size), s2, d2, size, 0, 0, 0 };
+	starpu_pthread_t th;
+	starpu_pthread_create(&th, NULL, copy_thread, &b);
+	do_copy(&a);
+	starpu_pthread_join(th, NULL);
+	printf("%s_a=%.17g %s_b=%.17g %s_start=%.17g ret_%s=%d\n", label, a.end - a.start, label, b.end - b.start,
+	       label, b.start - a.start, label, a.ret | b.ret);
+}
+
+static int gpu_child(const char *scenario)
+{
+	int ret = starpu_init(NULL);
+	printf("ret=%d\n", ret);
+	if (ret)
+		return 0;
+	if (!strcmp(scenario, "topology"))
+		print_topology();
+	else if (!strcmp(scenario, "peer"))
+	{
+		/* A 1 MB vector written on CUDA0 (worker 0), then read on
+		 * CUDA1 (worker 1): a device to device copy. */
+		const uint32_t elems = 125000;
+		double *v = calloc(elems, sizeof(double));
+		starpu_data_handle_t h;
+		starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t) v, elems, sizeof(double));
+		double t0 = starpu_timing_now();
+		for (unsigned w = 0; w < 2 && !ret; w++)
+		{
+			struct starpu_task *t = starpu_task_create();
+			t->cl = &scale_gpu_cl;
+			t->handles[0] = h;
+			t->execute_on_a_specific_worker = 1;
+			t->workerid = w;
+			ret = starpu_task_submit(t);
+		}
+		starpu_task_wait_for_all();
+		printf("makespan=%.17g submit=%d predict12=%.17g\n", starpu_timing_now() - t0, ret,
+		       starpu_transfer_predict(1, 2, elems * sizeof(double)));
+		starpu_data_unregister(h);
+		free(v);
+	}
+	else if (!strcmp(scenario, "copy"))
+	{
+		copy_pair("one", 0, 1, 0, 0);		/* RAM -> CUDA0 */
+		copy_pair("back", 1, 0, 0, 0);		/* CUDA0 -> RAM */
+		copy_pair("peer", 1, 2, 0, 0);		/* CUDA0 -> CUDA1: two links */
+		copy_pair("same", 0, 1, 0, 1);		/* both on link RAM-CUDA0 */
+		copy_pair("diff", 0, 1, 0, 2);		/* RAM-CUDA0 and RAM-CUDA1 */
+	}
+	else
+	{
+		/* golden: ntasks independent tasks, each on its own vector of
+		 * elems doubles; capacity: 6 tasks on 3 vectors, pinned to
+		 * worker VTEST_SIM_WORKER. */
+		int capacity = !strcmp(scenario, "capacity") || !strcmp(scenario, "toobig");
+		int nvec = !strcmp(scenario, "toobig") ? 1 : capacity ? 3 : 6;
+		int ntasks = !strcmp(scenario, "toobig") ? 1 : 6;
+		size_t elems = !strcmp(scenario, "toobig") ? 625000 : capacity ? 187500 : 125000;
+		int pin = getenv("VTEST_SIM_WORKER") ? atoi(getenv("VTEST_SIM_WORKER")) : -1;
+		double *v[6];
+		starpu_data_handle_t h[6];
+		for (int i = 0; i < nvec; i++)
+		{
+			v[i] = malloc(elems * sizeof(double));
+			for (size_t k = 0; k < elems; k++)
+				v[i][k] = (double) (i + 1) + (double) k;
+			starpu_vector_data_register(&h[i], STARPU_MAIN_RAM, (uintptr_t) v[i], (uint32_t) elems, sizeof(double));
+		}
+		double t0 = starpu_timing_now();
+		for (int i = 0; i < ntasks; i++)
+		{
+			struct starpu_task *t = starpu_task_create();
+			t->cl = capacity ? &scale_gpu_cl : &scale_cl;
+			t->handles[0] = h[i % nvec];
+			t->callback_func = record_worker;
+			t->callback_arg = (void *) (intptr_t) i;
+			if (pin >= 0)
+			{
+				t->execute_on_a_specific_worker = 1;
+				t->workerid = (unsigned) pin;
+			}
+			placed[i] = -1;
+			if ((ret = starpu_task_submit(t)))
+				break;
+		}
+		starpu_task_wait_for_all();
+		double makespan = starpu_timing_now() - t0;
+		/* Copies back to RAM so far (write-backs of evicted data). */
+		struct starpu_profiling_bus_info info;
+		memset(&info, 0, sizeof(info));
+		if (pin >= 0)
+			starpu_bus_get_profiling_info(starpu_bus_get_id((int) starpu_worker_get_memory_node((unsigned) pin), 0),
+						      &info);
+		printf("makespan=%.17g submit=%d writebacks=%d place=", makespan, ret, info.transfer_count);
+		for (int i = 0; i < ntasks; i++)
+			printf("%d%s", placed[i], i + 1 < ntasks ? "," : "\n");
+		double sum = 0.0;
+		for (int i = 0; i < nvec; i++)
+		{
+			starpu_data_unregister(h[i]);
+			for (size_t k = 0; k < elems; k++)
+				sum += v[i][k];
+			free(v[i]);
+		}
+		printf("checksum=%.17g\n", sum);
+	}
+	starpu_shutdown();
+	return 0;
+}
+
 static int child_main(const char *scenario)
 {
+	if (!strncmp(scenario, "gpu-", 4))
+		return gpu_child(scenario + 4);
+	if (!strcmp(scenario, "badconf"))
+	{
+		struct starpu_conf conf;
+		starpu_conf_init(&conf);
+		conf.ncuda = -2;
+		int r1 = starpu_init(&conf);
+		starpu_conf_init(&conf);
+		conf.nopencl = STARPU_MAXOPENCLDEVS + 1;
+		int r2 = starpu_init(&conf);
+		printf("ncuda_ret=%d nopencl_ret=%d\n", r1, r2);
+		return 0;
+	}
 	int n = getenv("VTEST_SIM_N") ? atoi(getenv("VTEST_SIM_N")) : 100;
 	if (!strcmp(scenario, "real-then-sim"))
 	{
@@ -107,6 +325,8 @@ static int child_main(const char *scenario)
 		ret = submit_and_wait(&unmodelled_cl, n, &makespan);
 	else if (!strcmp(scenario, "history"))
 		ret = submit_and_wait(&history_cl, n, &makespan);
+	else if (!strcmp(scenario, "placeholder"))
+		vela_sim_placeholder(NULL, NULL);	/* a real run calling it: aborts */
 	else if (!strcmp(scenario, "pthread"))
 	{
 		pthread_t th;
@@ -119,104 +339,6 @@ static int child_main(const char *scenario)
 	return 0;
 }
 
-/* ------------------------------------------------------------------ */
-/* The parent: runs a scenario in a child process. */
-
-struct child
-{
-	int status;
-	char out[8192];
-	char err[16384];
-	int ret, sim, executed, submit;
-	unsigned nworkers;
-	double makespan;
-};
-
-static void read_file(const char *path, char *buf, size_t size)
-{
-	FILE *f = fopen(path, "r");
-	size_t n = f ? fread(buf, 1, size - 1, f) : 0;
-	buf[n] = '\0';
-	if (f)
-		fclose(f);
-}
-
-/* env: "NAME=value" to set, "NAME" to unset; NULL-terminated. */
-static void run_child(const char *scenario, const char *const *env, struct child *c)
-{
-	char out[] = "/tmp/vtest_sim_outXXXXXX", err[] = "/tmp/vtest_sim_errXXXXXX";
-	int fo = mkstemp(out), fe = mkstemp(err);
-	memset(c, 0, sizeof(*c));
-	c->ret = 99;
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid == 0)
-	{
-		dup2(fo, 1);
-		dup2(fe, 2);
-		setenv("VTEST_SIM_CHILD", scenario, 1);
-		setenv("VELA_SIM_PLUGIN", VTEST_SIM_PLUGIN, 1);
-		setenv("STARPU_SIMGRID_PLATFORM", VTEST_SIM_DATA "/4cpu.platform.v4.xml", 1);
-		unsetenv("STARPU_NCPU");
-		unsetenv("VELA_SIM_BOOT");
-		for (const char *const *e = env; *e; e++)
-		{
-			char name[256];
-			const char *eq = strchr(*e, '=');
-			if (eq)
-			{
-				snprintf(name, sizeof(name), "%.*s", (int) (eq - *e), *e);
-				setenv(name, eq + 1, 1);
-			}
-			else
-				unsetenv(*e);
-		}
-		alarm(60);	/* a hang fails the case instead of the whole program */
-		execl("/proc/self/exe", "test_sim", (char *) NULL);
-		_exit(127);
-	}
-	waitpid(pid, &c->status, 0);
-	read_file(out, c->out, sizeof(c->out));
-	read_file(err, c->err, sizeof(c->err));
-	close(fo);
-	close(fe);
-	unlink(out);
-	unlink(err);
-	const char *r = strstr(c->out, "ret=");
-	if (r)
-		sscanf(r, "ret=%d", &c->ret);
-	const char *s = strstr(c->out, "sim=");
-	if (s)
-		sscanf(s, "sim=%d nworkers=%u makespan=%lg executed=%d submit=%d", &c->sim, &c->nworkers, &c->makespan,
-		       &c->executed, &c->submit);
-	if (c->err[0])
-		fprintf(stderr, "--- child (%s) stderr:\n%s", scenario, c->err);
-}
-
-static int exited_ok(const struct child *c)
-{
-	return WIFEXITED(c->status) && WEXITSTATUS(c->status) == 0;
-}
-
-static int close_to(double got, double want)
-{
-	return fabs(got - want) <= 1e-9 * fabs(want);
-}
-
-/* Simulation cases need the plugin: not built without SimGrid, nor by
- * static-only builds (make check-asan). */
-static int plugin_missing(void)
-{
-#ifdef VELA_HAVE_SIMGRID
-	if (access(VTEST_SIM_PLUGIN, R_OK) == 0)
-		return 0;
-	fprintf(stderr, "skipped: no plugin %s (static-only build?)\n", VTEST_SIM_PLUGIN);
-#else
-	fprintf(stderr, "skipped: this build has no SimGrid\n");
-#endif
-	return 1;
-}
-#define NEED_SIMGRID() do { if (plugin_missing()) return; } while (0)
 
 /* ------------------------------------------------------------------ */
 /* Cases. */
@@ -399,6 +521,344 @@ static void test_plain_pthread(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(c.err, "not part of the simulation"));
 }
 
+/* ------------------------------------------------------------------ */
+/* Simulated GPUs (issue 7, second part): data/2cuda.platform.v4.xml has
+ * 4 CPU hosts, RAM, CUDA0 (4,000,000 bytes) and CUDA1 (16,000,000); every
+ * link 1 GB/s and 10 us. Workers, as StarPU numbers them: 0 CUDA0 (memory
+ * node 1), 1 CUDA1 (node 2), 2 CPU0, 3 CPU1 (node 0): one core per GPU is
+ * reserved. The hand-made model data/models (host "simtest") gives a 1 MB
+ * vector 2000 us on a core, 500 us on a GPU; a lone 1 MB copy between RAM
+ * and a GPU takes 10 + 1000 = 1010 us. */
+
+#define GPU_ENV "STARPU_SIMGRID=1", "STARPU_SIMGRID_PLATFORM=" VTEST_SIM_DATA "/2cuda.platform.v4.xml", \
+	"STARPU_PERF_MODEL_DIR=" VTEST_SIM_DATA "/models", "STARPU_HOSTNAME=simtest"
+
+static void test_gpu_topology(void)
+{
+	NEED_SIMGRID();
+	const char *env[] = { GPU_ENV, NULL };
+	struct child c;
+	run_child("gpu-topology", env, &c);
+	CU_ASSERT(exited_ok(&c));
+	CU_ASSERT_EQUAL(c.ret, 0);
+	CU_ASSERT_EQUAL(out_num(&c, "nworkers"), 4);
+	CU_ASSERT_EQUAL(out_num(&c, "ncuda"), 2);
+	CU_ASSERT_EQUAL(out_num(&c, "ncpu"), 2);	/* 4 cores less one per GPU */
+	CU_ASSERT_EQUAL(out_num(&c, "nnodes"), 3);
+	CU_ASSERT_EQUAL(out_num(&c, "node0"), 1);
+	CU_ASSERT_EQUAL(out_num(&c, "node1"), 2);
+	CU_ASSERT_EQUAL(out_num(&c, "node2"), 0);
+	CU_ASSERT_EQUAL(out_num(&c, "node3"), 0);
+	expect_str(&c, "arch0", "cuda0_impl0");
+	expect_str(&c, "arch1", "cuda1_impl0");
+	expect_str(&c, "arch2", "cpu0_impl0");
+	CU_ASSERT_EQUAL(out_num(&c, "kind1"), STARPU_CUDA_RAM);
+	CU_ASSERT_EQUAL(out_num(&c, "total0"), 8589934592.0);	/* the platform's RAM */
+	CU_ASSERT_EQUAL(out_num(&c, "total1"), 4000000);
+	CU_ASSERT_EQUAL(out_num(&c, "total2"), 16000000);
+	/* The bus model is the platform's (dmda's transfer estimates). */
+	CU_ASSERT(close_to(out_num(&c, "bw01"), 1000.0));	/* MB/s */
+	CU_ASSERT(close_to(out_num(&c, "lat01"), 10.0));	/* us */
+	CU_ASSERT(close_to(out_num(&c, "predict01"), 1010.0));
+	CU_ASSERT(close_to(out_num(&c, "predict12"), 1020.0));	/* two links */
+}
+
+/* (a) one copy lasts latency + bytes / bandwidth; (b) two copies sharing a
+ * link get half of it each: 10 + 1e6 / 0.5e9 s = 2010 us, while copies on
+ * different links do not slow each other down. */
+static void test_gpu_transfers(void)
+{
+	NEED_SIMGRID();
+	const char *env[] = { GPU_ENV, NULL };
+	struct child c;
+	run_child("gpu-copy", env, &c);
+	CU_ASSERT(exited_ok(&c));
+	CU_ASSERT_EQUAL(c.ret, 0);
+	CU_ASSERT(close_to(out_num(&c, "one"), 1010.0));
+	CU_ASSERT(close_to(out_num(&c, "back"), 1010.0));
+	CU_ASSERT(close_to(out_num(&c, "peer"), 1020.0));	/* CUDA0-RAM then RAM-CUDA1: 20 us + 1000 us */
+	CU_ASSERT(close_to(out_num(&c, "same_a"), 2010.0));
+	CU_ASSERT(close_to(out_num(&c, "same_b"), 2010.0));
+	CU_ASSERT_EQUAL(out_num(&c, "same_start"), 0.0);	/* they did run at once */
+	CU_ASSERT(close_to(out_num(&c, "diff_a"), 1010.0));
+	CU_ASSERT(close_to(out_num(&c, "diff_b"), 1010.0));
+	CU_ASSERT_EQUAL(out_num(&c, "ret_one") + out_num(&c, "ret_same") + out_num(&c, "ret_diff"), 0);
+}
+
+/* (c) Golden schedules: six independent tasks T0..T5, each on its own 1 MB
+ * vector in RAM, all submitted at t = 0; "scale" has a CPU kernel and a
+ * CUDA one (vela_sim_placeholder).
+ *
+ * dmda (alpha = beta = 1; no prefetch cost in the queues, prefetches run
+ * on each GPU's transfer thread). The candidates are scanned from worker
+ * k mod 4 at the k-th push; ties go to fewer queued tasks, then the first
+ * scanned. The main actor submits all six before any worker runs (in
+ * simulation an uncontended lock is not a SimGrid call, so submitting
+ * gives no other actor a turn), so pushed tasks stay queued meanwhile.
+ *   T0: CPU end 2000 (fit 2000 - 1510 = 490), GPU end 1010 + 500 = 1510
+ *       (fit 0 + 1010 transfer) -> CPU0 (w2).
+ *   T1: CPU0 now ends at 4000 (fit 2490), CPU1 490 -> CPU1 (w3).
+ *   T2: CPUs 2490, GPUs 1010 each, tie -> CUDA0 (w0), scanned first.
+ *   T3: CUDA0 has T2 queued, CUDA1 nothing -> CUDA1 (w1).
+ *   T4: one task queued on each GPU, same expected end; scan from w0 ->
+ *       CUDA0 (w0).
+ *   T5: from w1: CUDA1 (one queued) before CUDA0 (two) -> CUDA1 (w1).
+ * Execution: CPUs run T0, T1 over [0, 2000]. Each GPU's transfer thread
+ * copies its two vectors one after the other over its link, [0, 1010] and
+ * [1010, 2020]; the GPU runs its first task [1010, 1510] and its second
+ * once the data is there, [2020, 2520]. Makespan 2520 us.
+ *
+ * eager (one central queue, no prefetch): the four idle workers take T0..T3
+ * as they are pushed, GPUs first (woken first): CUDA0 T0, CUDA1 T1, CPU0
+ * T2, CPU1 T3. Each GPU fetches its vector itself, [0, 1010], and runs
+ * [1010, 1510]; the CPUs run until 2000. At 1510 both GPUs take the last
+ * two tasks (CUDA1 resumes first, taking T4: a tie between two actors
+ * waking at the same date, decided by SimGrid's order), copy [1510, 2520]
+ * and run [2520, 3020]. Makespan 3020 us. */
+static void run_golden(const char *sched, struct child *c)
+{
+	char sched_env[64];
+	snprintf(sched_env, sizeof(sched_env), "STARPU_SCHED=%s", sched);
+	const char *env[] = { GPU_ENV, sched_env, NULL };
+	run_child("gpu-golden", env, c);
+}
+
+static void test_gpu_golden(void)
+{
+	NEED_SIMGRID();
+	struct child c;
+	run_golden("dmda", &c);
+	CU_ASSERT(exited_ok(&c));
+	CU_ASSERT_EQUAL(c.ret, 0);
+	CU_ASSERT_EQUAL(out_num(&c, "submit"), 0);
+	CU_ASSERT(close_to(out_num(&c, "makespan"), 2520.0));
+	expect_str(&c, "place", "2,3,0,1,0,1");
+
+	run_golden("eager", &c);
+	CU_ASSERT(exited_ok(&c));
+	CU_ASSERT_EQUAL(c.ret, 0);
+	CU_ASSERT(close_to(out_num(&c, "makespan"), 3020.0));
+	expect_str(&c, "place", "0,1,2,3,1,0");
+	CU_ASSERT_PTR_NULL(strstr(c.err, "vela_sim_placeholder"));	/* never called */
+}
+
+/* (g) Same program, platform, models and scheduler: same makespan and
+ * placement, bit for bit. */
+static void test_gpu_deterministic(void)
+{
+	NEED_SIMGRID();
+	struct child a, b;
+	char pa[64], pb[64];
+	run_golden("dmda", &a);
+	run_golden("dmda", &b);
+	CU_ASSERT(exited_ok(&a) && exited_ok(&b));
+	CU_ASSERT(out_num(&a, "makespan") == out_num(&b, "makespan"));
+	CU_ASSERT_STRING_EQUAL(out_str(&a, "place", pa, sizeof(pa)), out_str(&b, "place", pb, sizeof(pb)));
+}
+
+/* (d) STARPU_NCUDA restricts the simulated GPUs (and so the reserved
+ * cores); STARPU_NCPU, when given, is taken as it is. */
+static void test_gpu_ncuda(void)
+{
+	NEED_SIMGRID();
+	const char *one[] = { GPU_ENV, "STARPU_NCUDA=1", NULL };
+	struct child c;
+	run_child("gpu-topology", one, &c);
+	CU_ASSERT(exited_ok(&c));
+	CU_ASSERT_EQUAL(out_num(&c, "ncuda"), 1);
+	CU_ASSERT_EQUAL(out_num(&c, "ncpu"), 3);
+	CU_ASSERT_EQUAL(out_num(&c, "nnodes"), 2);
+	expect_str(&c, "arch0", "cuda0_impl0");
+
+	const char *none[] = { GPU_ENV, "STARPU_NCUDA=0", NULL };
+	run_child("gpu-topology", none, &c);
+	CU_ASSERT(exited_ok(&c));
+	CU_ASSERT_EQUAL(out_num(&c, "ncuda"), 0);
+	CU_ASSERT_EQUAL(out_num(&c, "ncpu"), 4);
+	CU_ASSERT_EQUAL(out_num(&c, "nnodes"), 1);
+
+	const char *ncpu[] = { GPU_ENV, "STARPU_NCPU=1", NULL };
+	run_child("gpu-topology", ncpu, &c);
+	CU_ASSERT(exited_ok(&c));
+	CU_ASSERT_EQUAL(out_num(&c, "ncuda"), 2);
+	CU_ASSERT_EQUAL(out_num(&c, "ncpu"), 1);
+
+	const char *bad[] = { GPU_ENV, "STARPU_NCUDA=x", NULL };
+	run_child("gpu-topology", bad, &c);
+	CU_ASSERT(exited_ok(&c));
+	CU_ASSERT_EQUAL(c.ret, -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(c.err, "STARPU_NCUDA"));
+}
+
+/* (e) Device capacity. Six CUDA-only tasks on three 1.5 MB vectors
+ * (v0 v1 v2 v0 v1 v2, read-write), pinned to one GPU. A copy of 1.5 MB
+ * takes 10 + 1500 = 1510 us, a task 750 us.
+ *   CUDA1 (16 MB): all three fit. T0..T2 copy then run (3 x 2260 us), T3..T5
+ *   find their data there (3 x 750): 9030 us, nothing written back.
+ *   CUDA0 (4 MB): two fit. T0, T1 as above (4520 us); T2 must evict the
+ *   least recently used, v0, whose only valid copy is on the GPU: written
+ *   back (1510), then v2 is copied in (1510) and T2 runs (750); T3, T4, T5
+ *   each evict the next one the same way: 4520 + 4 x 3770 = 19600 us, with
+ *   4 copies back to RAM. The tasks and the data's content are the same. */
+static void run_capacity(const char *worker, struct child *c)
+{
+	const char *env[] = { GPU_ENV, "STARPU_PROFILING=1", worker, NULL };
+	run_child("gpu-capacity", env, c);
+}
+
+static void test_gpu_capacity(void)
+{
+	NEED_SIMGRID();
+	struct child big, small;
+	run_capacity("VTEST_SIM_WORKER=1", &big);
+	run_capacity("VTEST_SIM_WORKER=0", &small);
+	CU_ASSERT(exited_ok(&big) && exited_ok(&small));
+	CU_ASSERT(close_to(out_num(&big, "makespan"), 9030.0));
+	CU_ASSERT_EQUAL(out_num(&big, "writebacks"), 0);
+	expect_str(&big, "place", "1,1,1,1,1,1");
+	CU_ASSERT(close_to(out_num(&small, "makespan"), 19600.0));
+	CU_ASSERT_EQUAL(out_num(&small, "writebacks"), 4);
+	expect_str(&small, "place", "0,0,0,0,0,0");
+	CU_ASSERT(out_num(&small, "checksum") == out_num(&big, "checksum"));
+	CU_ASSERT_PTR_NULL(strstr(small.err, "error"));
+}
+
+/* (e) A datum larger than the device: a clear error naming the node and
+ * the task, which does not run; the program goes on. */
+static void test_gpu_too_big(void)
+{
+	NEED_SIMGRID();
+	const char *env[] = { GPU_ENV, "VTEST_SIM_WORKER=0", NULL };
+	struct child c;
+	run_child("gpu-toobig", env, &c);
+	CU_ASSERT(exited_ok(&c));
+	CU_ASSERT_EQUAL(c.ret, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(c.err, "(5000000 bytes) can never fit in memory node 1 (CUDA 0)"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(c.err, "task 'scale_gpu' not executed"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(c.err, "CUDA 0 (-12)"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(c.out, "checksum="));	/* it went on */
+}
+
+/* Bad device counts in conf, and the placeholder called for real. */
+static void test_gpu_bad_input(void)
+{
+	const char *env[] = { "STARPU_SIMGRID", NULL };
+	struct child c;
+	run_child("badconf", env, &c);
+	CU_ASSERT(exited_ok(&c));
+	CU_ASSERT_EQUAL(out_num(&c, "ncuda_ret"), -EINVAL);
+	CU_ASSERT_EQUAL(out_num(&c, "nopencl_ret"), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(c.err, "conf.ncuda=-2"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(c.err, "conf.nopencl="));
+
+	run_child("placeholder", env, &c);
+	CU_ASSERT(WIFSIGNALED(c.status) && WTERMSIG(c.status) == SIGABRT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(c.err, "vela_sim_placeholder called for real"));
+}
+
+/* (f) A platform without CPU hosts is refused, naming the file. */
+static void test_gpu_no_cpu_host(void)
+{
+	NEED_SIMGRID();
+	const char *boots[] = { "VELA_SIM_BOOT=hijack", "VELA_SIM_BOOT=attach" };
+	for (int i = 0; i < 2; i++)
+	{
+		const char *env[] = { "STARPU_SIMGRID=1", boots[i],
+				      "STARPU_SIMGRID_PLATFORM=" VTEST_SIM_DATA "/nocpu.platform.v4.xml", NULL };
+		struct child c;
+		run_child("run", env, &c);
+		CU_ASSERT(exited_ok(&c));
+		CU_ASSERT_EQUAL(c.ret, -EINVAL);
+		CU_ASSERT_PTR_NOT_NULL(strstr(c.err, "nocpu.platform.v4.xml"));
+		CU_ASSERT_PTR_NOT_NULL(strstr(c.err, "no CPU0 host"));
+	}
+}
+
+/* STARPU_LIMIT_CUDA_MEM and STARPU_LIMIT_CUDA_<devid>_MEM (MiB) cap the
+ * simulated devices below their memsize, the per-device one first; a
+ * limit above memsize leaves it. */
+static void test_gpu_limit_mem(void)
+{
+	NEED_SIMGRID();
+	const char *all[] = { GPU_ENV, "STARPU_LIMIT_CUDA_MEM=2", NULL };
+	struct child c;
+	run_child("gpu-topology", all, &c);
+	CU_ASSERT(exited_ok(&c));
+	CU_ASSERT_EQUAL(c.ret, 0);
+	CU_ASSERT_EQUAL(out_num(&c, "total1"), 2 << 20);
+	CU_ASSERT_EQUAL(out_num(&c, "total2"), 2 << 20);
+
+	const char *one[] = { GPU_ENV, "STARPU_LIMIT_CUDA_MEM=2", "STARPU_LIMIT_CUDA_1_MEM=1", NULL };
+	run_child("gpu-topology", one, &c);
+	CU_ASSERT_EQUAL(c.ret, 0);
+	CU_ASSERT_EQUAL(out_num(&c, "total1"), 2 << 20);
+	CU_ASSERT_EQUAL(out_num(&c, "total2"), 1 << 20);
+
+	const char *above[] = { GPU_ENV, "STARPU_LIMIT_CUDA_MEM=100", "STARPU_LIMIT_OPENCL_MEM=1", NULL };
+	run_child("gpu-topology", above, &c);
+	CU_ASSERT_EQUAL(c.ret, 0);
+	CU_ASSERT_EQUAL(out_num(&c, "total1"), 4000000);
+	CU_ASSERT_EQUAL(out_num(&c, "total2"), 16000000);
+
+	/* CUDA1 capped at 3 MiB holds two 1.5 MB vectors, not three: the
+	 * capacity case behaves as on CUDA0 (test_gpu_capacity). */
+	const char *cap[] = { GPU_ENV, "STARPU_PROFILING=1", "VTEST_SIM_WORKER=1", "STARPU_LIMIT_CUDA_1_MEM=3", NULL };
+	run_child("gpu-capacity", cap, &c);
+	CU_ASSERT(exited_ok(&c));
+	CU_ASSERT(close_to(out_num(&c, "makespan"), 19600.0));
+	CU_ASSERT_EQUAL(out_num(&c, "writebacks"), 4);
+	expect_str(&c, "place", "1,1,1,1,1,1");
+
+	const char *const bad[][2] = { { "STARPU_LIMIT_CUDA_MEM=lots", "STARPU_LIMIT_CUDA_MEM='lots'" },
+				       { "STARPU_LIMIT_CUDA_0_MEM=-3", "STARPU_LIMIT_CUDA_0_MEM='-3'" },
+				       { "STARPU_LIMIT_CUDA_1_MEM=1.5", "STARPU_LIMIT_CUDA_1_MEM='1.5'" } };
+	for (int i = 0; i < 3; i++)
+	{
+		const char *env[] = { GPU_ENV, bad[i][0], NULL };
+		run_child("gpu-topology", env, &c);
+		CU_ASSERT(exited_ok(&c));
+		CU_ASSERT_EQUAL(c.ret, -EINVAL);
+		CU_ASSERT_PTR_NOT_NULL(strstr(c.err, bad[i][1]));
+	}
+}
+
+/* Device to device copies follow the platform's route between the two
+ * devices' hosts when there is one, in one copy, and the bus model
+ * (dmda's estimates) predicts the same; without a route they go through
+ * RAM, two copies, and are predicted so. A 1 MB vector: CUDA0 reads it from
+ * RAM (1010 us) and runs (500 us), then CUDA1 gets it from CUDA0 and runs
+ * (500 us): 2010 us + the copy.
+ *   2cuda-nvlink: a direct link, 4 GB/s and 2 us: 2 + 250 = 252 us;
+ *   2cuda: the route crosses the host's two links: 20 + 1000 = 1020 us;
+ *   2cuda-noroute: CUDA0 -> RAM then RAM -> CUDA1: 2 x 1010 = 2020 us. */
+static void test_gpu_peer_copies(void)
+{
+	NEED_SIMGRID();
+	const struct
+	{
+		const char *platform;
+		double copy;
+	} cases[] = {
+		{ "STARPU_SIMGRID_PLATFORM=" VTEST_SIM_DATA "/2cuda-nvlink.platform.v4.xml", 252.0 },
+		{ "STARPU_SIMGRID_PLATFORM=" VTEST_SIM_DATA "/2cuda.platform.v4.xml", 1020.0 },
+		{ "STARPU_SIMGRID_PLATFORM=" VTEST_SIM_DATA "/2cuda-noroute.platform.v4.xml", 2020.0 },
+	};
+	for (int i = 0; i < 3; i++)
+	{
+		const char *env[] = { GPU_ENV, cases[i].platform, NULL };
+		struct child c;
+		run_child("gpu-peer", env, &c);
+		CU_ASSERT(exited_ok(&c));
+		CU_ASSERT_EQUAL(c.ret, 0);
+		CU_ASSERT_EQUAL(out_num(&c, "submit"), 0);
+		if (!close_to(out_num(&c, "makespan"), 2010.0 + cases[i].copy))
+			fprintf(stderr, "%s: makespan %.17g, want %.17g\n", cases[i].platform, out_num(&c, "makespan"),
+				2010.0 + cases[i].copy);
+		CU_ASSERT(close_to(out_num(&c, "makespan"), 2010.0 + cases[i].copy));
+		CU_ASSERT(close_to(out_num(&c, "predict12"), cases[i].copy));
+	}
+}
+
 static const struct vtest_case cases[] = {
 	{ "real run of the same binary", test_real_run },
 	{ "hijack boot: exact, deterministic makespan", test_hijack_makespan },
@@ -410,6 +870,17 @@ static const struct vtest_case cases[] = {
 	{ "plugin cannot be loaded", test_plugin_missing },
 	{ "missing or corrupt platform", test_bad_platform },
 	{ "plain pthread calling Vela", test_plain_pthread },
+	{ "GPU platform: workers, nodes, archs, bus", test_gpu_topology },
+	{ "simulated transfers: latency, bandwidth, sharing", test_gpu_transfers },
+	{ "golden GPU schedules (dmda, eager)", test_gpu_golden },
+	{ "GPU simulation is deterministic", test_gpu_deterministic },
+	{ "STARPU_NCUDA restricts simulated GPUs", test_gpu_ncuda },
+	{ "device capacity: eviction", test_gpu_capacity },
+	{ "datum larger than the device", test_gpu_too_big },
+	{ "platform without CPU hosts", test_gpu_no_cpu_host },
+	{ "bad device counts, placeholder called for real", test_gpu_bad_input },
+	{ "STARPU_LIMIT_CUDA[_<devid>]_MEM", test_gpu_limit_mem },
+	{ "device to device copies along platform routes", test_gpu_peer_copies },
 	VTEST_END
 };
 

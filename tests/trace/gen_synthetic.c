@@ -14,6 +14,7 @@
  * (for `vela trace diff`).
  */
 #include "trace/writer.h"
+#include <starpu.h>
 
 #include <stdio.h>
 #include <string.h>
@@ -62,6 +63,18 @@ static void tagged(struct trace_buf *b, uint64_t job, uint64_t tag, const char *
 	r->name_sid = r->codelet_sid;
 	r->worker = worker;
 	r->flags = TTF_EXECUTED | TTF_ENDED | TTF_HAS_TAG;
+}
+
+/* A TR_TASK_DATA record (what a replay needs): model symbol, where, and
+ * n buffers (handle, mode, size) at home on node 0. */
+static void task_data(struct trace_buf *b, uint64_t job, const char *model, uint32_t where, unsigned n,
+		      const uint64_t *handles, const uint32_t *modes, const uint64_t *sizes)
+{
+	uint32_t sid = tb_string(b, model);
+	unsigned kept = n;
+	struct trace_task_buffer *e = tb_task_data(b, job, sid, STARPU_HISTORY_BASED + 1, where, &kept);
+	for (unsigned i = 0; i < kept; i++)
+		e[i] = (struct trace_task_buffer) { handles[i], sizes[i], modes[i], 0 };
 }
 
 int main(int argc, char **argv)
@@ -115,6 +128,16 @@ int main(int argc, char **argv)
 	tb_state(w1, 1, TS_CALLBACK, 206 * US + gemm_len + 2 * US, 206 * US + gemm_len + 8 * US, 4);
 	tb_mem(w2, 1, TM_FREE, 8192, 300 * US, 0x1000);
 	tb_mem(w2, 1, TM_EVICT, 16384, 310 * US, 0x3000);
+
+	/* Their data: tiles 1 (potrf's), 2 and 3 (the trsm's), 4 (gemm's). */
+	enum { R = STARPU_R, RW = STARPU_RW, CPU = STARPU_CPU, CUDA = STARPU_CUDA };
+	task_data(meta, 1, "vela_dpotrf", CPU, 1, (uint64_t[]) { 1 }, (uint32_t[]) { RW }, (uint64_t[]) { 8192 });
+	task_data(meta, 2, "vela_dtrsm", CPU | CUDA, 2, (uint64_t[]) { 1, 2 }, (uint32_t[]) { R, RW },
+		  (uint64_t[]) { 8192, 8192 });
+	task_data(meta, 3, "vela_dtrsm", CPU | CUDA, 2, (uint64_t[]) { 1, 3 }, (uint32_t[]) { R, RW },
+		  (uint64_t[]) { 8192, 8192 });
+	task_data(meta, 4, "vela_dgemm", CPU | CUDA, 3, (uint64_t[]) { 2, 3, 4 }, (uint32_t[]) { R, R, RW },
+		  (uint64_t[]) { 8192, 8192, 8192 });
 
 	/* Worker states between tasks. */
 	tb_state(w1, 1, TS_IDLE, 0, 150 * US, 0);

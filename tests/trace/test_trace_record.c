@@ -92,8 +92,8 @@ static void test_content(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(path);
 	CU_ASSERT_PTR_NOT_NULL(strstr(path, dir));
 
-	/* Nothing runs until everything is submitted: dependencies on
-	 * finished tasks are not recorded (the runtime forgets them). */
+	/* Nothing runs until everything is submitted (test_finished_deps
+	 * covers dependencies on finished tasks). */
 	starpu_pause();
 	/* A chain through data: 10 increments of one variable. */
 	int v = 0;
@@ -172,6 +172,19 @@ static void test_content(void)
 			CU_ASSERT_EQUAL(k->priority, (int) incr_n);
 			CU_ASSERT_EQUAL(k->nbuffers, 1);
 			CU_ASSERT_EQUAL(k->data_bytes, sizeof(int));
+			/* What a replay needs (version 2). */
+			CU_ASSERT(k->has_data);
+			CU_ASSERT_EQUAL(k->nbuf, 1);
+			if (k->nbuf == 1)
+			{
+				CU_ASSERT_EQUAL(k->buffers[0].mode, STARPU_RW);
+				CU_ASSERT_EQUAL(k->buffers[0].size, sizeof(int));
+				CU_ASSERT_EQUAL(k->buffers[0].home_node, STARPU_MAIN_RAM);
+				CU_ASSERT(k->buffers[0].handle != 0);
+			}
+			CU_ASSERT_PTR_NULL(k->model);
+			CU_ASSERT_EQUAL(k->model_type, 0);
+			CU_ASSERT_EQUAL(k->where, STARPU_CPU);
 			incr_n++;
 		}
 		if ((k->flags & TTF_HAS_TAG) && k->tag == 102)
@@ -276,6 +289,122 @@ static void test_content(void)
 	free(path);
 }
 
+static void read_cl_func(void *buffers[], void *arg)
+{
+	(void) buffers;
+	(void) arg;
+}
+
+static struct starpu_perfmodel read_model = { .type = STARPU_HISTORY_BASED, .symbol = "vtest_trace_read" };
+static struct starpu_codelet read_cl = {
+	.cpu_funcs = { read_cl_func }, .nbuffers = 2, .modes = { STARPU_R, STARPU_R }, .name = "read", .model = &read_model
+};
+
+/* Whether task succ's predecessors in t include pred (by job id). */
+static int has_pred(const struct trace *t, unsigned long succ, unsigned long pred)
+{
+	int k = trace_find_task(t, succ);
+	if (k < 0)
+		return 0;
+	for (unsigned d = 0; d < t->tasks[k].npreds; d++)
+		if (t->tasks[t->tasks[k].preds[d]].job == pred)
+			return 1;
+	return 0;
+}
+
+/* Implicit dependencies on tasks that finished before their successor was
+ * submitted are in the graph (issue 6): the runtime does not wait for
+ * them, the trace keeps them. */
+static void test_finished_deps(void)
+{
+	CU_ASSERT_EQUAL_FATAL(start(2, 1, 0), 0);
+	char *path = copy_path();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(path);
+	int v = 0, w = 0;
+	starpu_data_handle_t h, h2;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t) &v, sizeof(v));
+	starpu_variable_data_register(&h2, STARPU_MAIN_RAM, (uintptr_t) &w, sizeof(w));
+	struct starpu_task *t[6];
+	for (int i = 0; i < 6; i++)
+		t[i] = starpu_task_create();
+	/* writer 0; readers 1, 2; writer 3; reader 4 (with h2); writer 5 on
+	 * h2: each submitted once the ones before have finished. */
+	t[0]->cl = &incr_cl;
+	t[0]->handles[0] = h;
+	t[3]->cl = &incr_cl;
+	t[3]->handles[0] = h;
+	t[5]->cl = &incr_cl;
+	t[5]->handles[0] = h2;
+	for (int i = 1; i <= 4; i++)
+	{
+		if (i == 3)
+			continue;
+		t[i]->cl = &read_cl;
+		t[i]->handles[0] = h;
+		t[i]->handles[1] = h2;
+	}
+	unsigned long id[6];
+	for (int i = 0; i < 6; i++)
+	{
+		t[i]->destroy = 0;
+		CU_ASSERT_EQUAL(starpu_task_submit(t[i]), 0);
+		id[i] = starpu_task_get_job_id(t[i]);
+		if (i != 1)	/* 1 and 2 both run after 0, before 3 */
+			starpu_task_wait_for_all();
+	}
+	starpu_task_wait_for_all();
+	for (int i = 0; i < 6; i++)
+		starpu_task_destroy(t[i]);
+	starpu_data_unregister(h);
+	starpu_data_unregister(h2);
+	starpu_shutdown();
+	CU_ASSERT_EQUAL(v, 2);
+	CU_ASSERT_EQUAL(w, 1);
+
+	struct trace tr;
+	CU_ASSERT_EQUAL_FATAL(load_ok(path, &tr), 0);
+	CU_ASSERT_EQUAL(tr.ntasks, 6);
+	CU_ASSERT(has_pred(&tr, id[1], id[0]));
+	CU_ASSERT(has_pred(&tr, id[2], id[0]));
+	CU_ASSERT(has_pred(&tr, id[3], id[1]));
+	CU_ASSERT(has_pred(&tr, id[3], id[2]));
+	CU_ASSERT_FALSE(has_pred(&tr, id[3], id[0]));	/* covered by the readers */
+	CU_ASSERT(has_pred(&tr, id[4], id[3]));
+	CU_ASSERT(has_pred(&tr, id[5], id[1]));	/* h2: only readers before it */
+	CU_ASSERT(has_pred(&tr, id[5], id[2]));
+	CU_ASSERT(has_pred(&tr, id[5], id[4]));
+	CU_ASSERT_EQUAL(tr.nedges, 8);	/* 0->1, 0->2, 1->3, 2->3, 3->4; 1, 2, 4 -> 5 */
+	int k = trace_find_task(&tr, id[4]);
+	CU_ASSERT_FATAL(k >= 0);
+	CU_ASSERT_STRING_EQUAL(tr.tasks[k].model, "vtest_trace_read");
+	CU_ASSERT_EQUAL(tr.tasks[k].model_type, STARPU_HISTORY_BASED + 1);
+	CU_ASSERT_EQUAL(tr.tasks[k].nbuf, 2);
+
+	/* The rec and dot views show them. */
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	CU_ASSERT_EQUAL(trace_export_rec(&tr, m), 0);
+	fclose(m);
+	char line[128];
+	snprintf(line, sizeof(line), "JobId: %lu\nDependsOn: %lu %lu\n", id[3], id[1], id[2]);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, line));
+	snprintf(line, sizeof(line), "Model: vtest_trace_read\nJobId: %lu\nDependsOn: %lu\n", id[4], id[3]);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, line));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "Modes: R R\nSizes: 4 4\nHomeNodes: 0 0\nWhere: cpu\nModelType: history\n"));
+	free(buf);
+	m = open_memstream(&buf, &len);
+	CU_ASSERT_EQUAL(trace_export_dot(&tr, m), 0);
+	fclose(m);
+	snprintf(line, sizeof(line), "j%lu -> j%lu;", id[0], id[1]);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, line));
+	snprintf(line, sizeof(line), "j%lu -> j%lu;", id[4], id[5]);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, line));
+	free(buf);
+	trace_free(&tr);
+	free(path);
+}
+
 /* Many tasks through 4 KiB buffers: flushed as they fill, nothing lost. */
 static void test_small_buffers(void)
 {
@@ -369,6 +498,7 @@ static void test_unwritable_prefix(void)
 
 static const struct vtest_case cases[] = {
 	{ "what a trace holds; truncation; versions", test_content },
+	{ "implicit dependencies on finished tasks", test_finished_deps },
 	{ "small buffers flushed as they fill", test_small_buffers },
 	{ "STARPU_TRACE, stop and start", test_pause },
 	{ "unwritable prefix, malformed switch", test_unwritable_prefix },
