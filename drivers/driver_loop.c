@@ -205,6 +205,8 @@ static struct starpu_task *poll_for_task(struct worker *w, int *from_poll)
 		atomic_fetch_sub_explicit(&rt_npolling, 1, memory_order_seq_cst);
 		return NULL;
 	}
+	/* Before looking: a pusher that sees the flag relies on our looks. */
+	atomic_store_explicit(&w->polling, 1, memory_order_seq_cst);
 	double deadline = os_now_us() + POLL_US;
 	unsigned tries = 0;
 	while (!should_stop(w) && !paused())
@@ -230,9 +232,12 @@ static struct starpu_task *poll_for_task(struct worker *w, int *from_poll)
 	{
 		/* Publish before leaving the polling count, so that pushers keep
 		 * seeing a worker about to come back. */
-		atomic_store_explicit(&rt_poll_exec_start, (long long) os_now_us(), memory_order_relaxed);
+		long long now = (long long) os_now_us();
+		atomic_store_explicit(&w->poll_exec_start, now, memory_order_relaxed);
+		atomic_store_explicit(&rt_poll_exec_start, now, memory_order_relaxed);
 		*from_poll = 1;
 	}
+	atomic_store_explicit(&w->polling, 0, memory_order_seq_cst);
 	atomic_fetch_sub_explicit(&rt_npolling, 1, memory_order_seq_cst);
 	/* Pairs with the fence in worker_wake_one_idle(): a pusher that saw us
 	 * polling skipped the wake-up, so look once more now that we stopped. */
@@ -270,7 +275,10 @@ static int run_once(struct worker *w, int may_sleep)
 		return 0;
 	execute_job(w, job_of(task));
 	if (from_poll)
+	{
+		atomic_store_explicit(&w->poll_exec_start, 0, memory_order_relaxed);
 		atomic_store_explicit(&rt_poll_exec_start, 0, memory_order_relaxed);
+	}
 	data_progress_for_worker(w->memory_node, 0);
 	return 0;
 }

@@ -377,6 +377,39 @@ uint32_t worker_task_where(const struct starpu_task *task)
 	return where;
 }
 
+/* Whether polling workers among ids[0..n) (NULL: every worker) that can
+ * run work for where will take backlog tasks: those polling, plus one that
+ * runs the task its polling found, for POLL_GRACE_US. The global counters
+ * answer when the candidates are every worker; otherwise the members'
+ * own flags do (a poller outside the context would never look at its
+ * queues). */
+static int pollers_cover(const int *ids, unsigned n, uint32_t where, int backlog)
+{
+	int npolling = atomic_load_explicit(&rt_npolling, memory_order_relaxed);
+	long long t0 = atomic_load_explicit(&rt_poll_exec_start, memory_order_relaxed);
+	if (npolling == 0 && t0 == 0)
+		return 0;
+	if (!ids || (n == rt.nworkers && (where & rt.worker_mask) == rt.worker_mask))
+	{
+		if (backlog <= npolling)
+			return 1;
+		return t0 && backlog <= npolling + 1 && (long long) os_now_us() - t0 < POLL_GRACE_US;
+	}
+	int polling = 0, returning = 0;
+	for (unsigned k = 0; k < n; k++)
+	{
+		struct worker *w = &rt.workers[ids[k]];
+		if (!(where & arch_mask(w->arch)))
+			continue;
+		if (atomic_load_explicit(&w->polling, memory_order_relaxed))
+			polling++;
+		else if ((t0 = atomic_load_explicit(&w->poll_exec_start, memory_order_relaxed)) != 0 &&
+			 (long long) os_now_us() - t0 < POLL_GRACE_US)
+			returning = 1;
+	}
+	return backlog <= polling || (returning && backlog <= polling + 1);
+}
+
 void worker_wake_one_idle(unsigned ctx_id, uint32_t where, int backlog)
 {
 	/* Pairs with the fence of a worker between announcing itself idle (or
@@ -384,12 +417,6 @@ void worker_wake_one_idle(unsigned ctx_id, uint32_t where, int backlog)
 	 * pushed before this fence, or the loads below see it idle. */
 	atomic_thread_fence(memory_order_seq_cst);
 	if (atomic_load_explicit(&rt_nidle, memory_order_relaxed) == 0)
-		return;
-	int npolling = atomic_load_explicit(&rt_npolling, memory_order_relaxed);
-	if (backlog <= npolling)
-		return;
-	long long t0 = atomic_load_explicit(&rt_poll_exec_start, memory_order_relaxed);
-	if (t0 && backlog <= npolling + 1 && (long long) os_now_us() - t0 < POLL_GRACE_US)
 		return;
 	const int *ids = NULL;
 	unsigned n = rt.nworkers;
@@ -399,6 +426,8 @@ void worker_wake_one_idle(unsigned ctx_id, uint32_t where, int backlog)
 		n = ctx->nworkers;
 		ids = ctx->workerids;
 	}
+	if (pollers_cover(ids, n, where, backlog))
+		return;
 	static _Atomic unsigned rr;
 	unsigned start = atomic_fetch_add_explicit(&rr, 1, memory_order_relaxed);
 	for (unsigned k = 0; k < n; k++)

@@ -20,8 +20,10 @@
  * worker_wake(), which either signals a sleeping worker or sets
  * state_keep_awake so that a worker about to sleep retries instead.
  * worker_wake_one_idle() skips all of this when no worker is idle, or when
- * polling workers are enough for the queued work: a wake-up costs the
- * pushing thread a system call, polling costs nothing to it.
+ * polling workers of the context are enough for the queued work: a wake-up
+ * costs the pushing thread a system call, polling costs nothing to it. A
+ * poller only looks at its own contexts' queues, so for a context that not
+ * every worker belongs to, only its members' polling counts.
  */
 #ifndef VELA_WORKERS_H
 #define VELA_WORKERS_H
@@ -72,6 +74,12 @@ struct worker
 	int state_keep_awake;
 	_Atomic int state_changing_ctx_notice;	/* a context change waits to update us */
 	_Atomic int state_changing_ctx_waiting;	/* someone sleeps on sched_cond until we leave the op */
+	/* Idle polling (drivers/driver_loop.c), written by the worker: set
+	 * while it polls, and when it started running the task its polling
+	 * found (µs, 0: not running one). Read by worker_wake_one_idle for
+	 * contexts that not every worker belongs to. */
+	_Atomic int polling;
+	_Atomic long long poll_exec_start;
 	/* Tasks pushed to this very worker (starpu_push_local_task,
 	 * execute_on_a_specific_worker), highest priority first. */
 	struct starpu_task_list local_tasks;

@@ -581,6 +581,66 @@ static void test_wait_in_ctx(void)
 	starpu_shutdown();
 }
 
+/* ---- a poller of another context does not stand in for a sleeper ---- */
+
+static atomic_int flag_ran;
+
+static void set_flag(void *buffers[], void *arg)
+{
+	(void) buffers;
+	(void) arg;
+	atomic_store(&flag_ran, 1);
+}
+
+static struct starpu_codelet flag_cl = { .cpu_funcs = { set_flag }, .name = "flag" };
+
+/* Worker 0 alone in the global context, worker 1 alone in ctx. A task
+ * for the global context leaves worker 0 polling for a while; a task
+ * pushed to ctx meanwhile must still wake worker 1 (the poller never looks
+ * at ctx's queue). Each round waits 2 s for it, then unblocks it. */
+static void test_poller_outside_ctx(void)
+{
+	CU_ASSERT_EQUAL_FATAL(start("eager"), 0);
+	int others[] = { 1, 2, 3 }, one = 1;
+	starpu_sched_ctx_remove_workers(others, 3, 0);
+	unsigned ctx = starpu_sched_ctx_create(&one, 1, "x", STARPU_SCHED_CTX_POLICY_NAME, "eager", 0);
+	int lost = 0;
+	for (int round = 0; round < 100 && !lost; round++)
+	{
+		vtest_sleep_ms(1);	/* worker 1 goes to sleep */
+		struct starpu_task *t0 = starpu_task_create();
+		t0->cl = &record_cl;
+		t0->cl_arg = (void *) (intptr_t) 0;
+		t0->sched_ctx = 0;
+		t0->synchronous = 1;
+		CU_ASSERT_EQUAL(starpu_task_submit(t0), 0);
+		/* Worker 0 is polling now, for up to 100 µs. */
+		atomic_store(&flag_ran, 0);
+		struct starpu_task *t1 = starpu_task_create();
+		t1->cl = &flag_cl;
+		t1->sched_ctx = ctx;
+		CU_ASSERT_EQUAL(starpu_task_submit(t1), 0);
+		for (int k = 0; k < 2000 && !atomic_load(&flag_ran); k++)
+			vtest_sleep_ms(1);
+		if (!atomic_load(&flag_ran))
+		{
+			lost = 1;
+			/* Unblock it: a backlog of two wakes a worker anyway. */
+			for (int i = 0; i < 2; i++)
+			{
+				struct starpu_task *t = starpu_task_create();
+				t->cl = &flag_cl;
+				t->sched_ctx = ctx;
+				CU_ASSERT_EQUAL(starpu_task_submit(t), 0);
+			}
+		}
+		starpu_task_wait_for_all();
+	}
+	CU_ASSERT_EQUAL(lost, 0);
+	starpu_sched_ctx_delete(ctx);
+	starpu_shutdown();
+}
+
 static const struct vtest_case cases[] = {
 	{ "create_varargs", test_create_varargs },
 	{ "confinement", test_confinement },
@@ -589,6 +649,7 @@ static const struct vtest_case cases[] = {
 	{ "empty_ctx", test_empty_ctx },
 	{ "finished_submit", test_finished_submit },
 	{ "wait_in_ctx", test_wait_in_ctx },
+	{ "poller_outside_ctx", test_poller_outside_ctx },
 	{ "iterators", test_iterators },
 	{ "bad_input", test_bad_input },
 	VTEST_END
