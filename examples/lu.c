@@ -229,6 +229,23 @@ static struct starpu_codelet gemm_cl = {
 };
 
 /*
+ * In a simulated run (Vela) the codelets also declare a CUDA implementation,
+ * Vela's vela_sim_placeholder, so that simulated GPUs take tasks (their
+ * durations come from the models' cuda entries, e.g. perfmodels/). This
+ * example has no GPU kernels: a real run never declares one.
+ */
+static void enable_simulated_gpus(void)
+{
+#if defined(VELA_VERSION_STRING)
+	struct starpu_codelet *cls[] = { &getrf_cl, &trsm_ll_cl, &trsm_ru_cl, &gemm_cl };
+	for (size_t i = 0; i < sizeof(cls) / sizeof(cls[0]); i++) {
+		cls[i]->cuda_funcs[0] = vela_sim_placeholder;
+		cls[i]->where |= STARPU_CUDA;
+	}
+#endif
+}
+
+/*
  * The n x n matrix cut into nt x nt tiles, each allocated on its own with
  * posix_memalign: they outlive every runtime session (registered again in
  * each one and checked after starpu_shutdown). Without data (simulation)
@@ -613,6 +630,8 @@ static int run_once(const struct options *opt, const char *sched, struct tiled *
 	res->cpu_workers = starpu_cpu_worker_get_count();
 	/* Also when the simulation started only now (attached by starpu_init). */
 	res->simulated = run_is_simulated();
+	if (res->simulated)
+		enable_simulated_gpus();
 	if (res->cpu_workers == 0) {
 		fprintf(stderr, "lu: skipped, no CPU worker available\n");
 		starpu_shutdown();

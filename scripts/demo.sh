@@ -5,7 +5,7 @@
 # models calibrate along, STARPU_CALIBRATE=1); then the same factorization
 # simulated (STARPU_SIMGRID=1) from this machine's calibration, predicted
 # against measured time; then simulated on the example machines of
-# platforms/ (once simulated GPUs exist); then once more for real with trace
+# platforms/ with GPUs; then once more for real with trace
 # recording on (STARPU_FXT_TRACE=1), exported as an SVG Gantt chart.
 set -e
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -61,12 +61,13 @@ fi
 
 # ---- Simulation of the example machines (GPUs) -------------------------------
 # >>> SIMULATED GPUS: platforms/epyc2-4xa100-pcie and dgx-a100 with the
-# models of perfmodels/, predicted GFlop/s per scheduler and number of GPUs.
-# It runs as is once the simulation has GPU workers (and the example's
-# codelets a CUDA implementation to schedule there); until then each machine
-# prints a "skipped" line.
+# models of perfmodels/ (derived from datasheets, not measured), predicted
+# GFlop/s per scheduler and number of GPUs (STARPU_NCUDA). In simulation the
+# example's codelets declare a placeholder CUDA implementation, so the
+# simulated GPUs take tasks. A build whose simulation has no GPU workers
+# prints a "skipped" line per machine.
 echo ""
-echo "== Predicted on the example machines (platforms/, perfmodels/): Cholesky n=32768 bs=1024 =="
+echo "== Predicted on the example machines (platforms/, perfmodels/ derived from datasheets): Cholesky n=32768 bs=1024 =="
 gpu_scheds="dmda,dmdas,lws,eager"
 for m in epyc2-4xa100-pcie dgx-a100; do
 	case $m in epyc2-4xa100-pcie) gpu_counts="1 2 4" ;; *) gpu_counts="1 2 4 8" ;; esac
