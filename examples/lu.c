@@ -604,6 +604,7 @@ struct sched_result {
 	double max_error;      /* worst residual over repetitions, -1 when not checked */
 	int failed;            /* getrf met a zero pivot or pivoted, or a residual was too large */
 	unsigned cpu_workers;  /* as seen by the last session */
+	unsigned cuda_workers; /* likewise (simulated GPUs, in Vela) */
 	int simulated;         /* the last session was simulated: kernels did not run */
 };
 
@@ -628,6 +629,7 @@ static int run_once(const struct options *opt, const char *sched, struct tiled *
 	}
 	STARPU_CHECK_RETURN_VALUE(ret, "starpu_init with sched %s", sched);
 	res->cpu_workers = starpu_cpu_worker_get_count();
+	res->cuda_workers = starpu_cuda_worker_get_count();
 	/* Also when the simulation started only now (attached by starpu_init). */
 	res->simulated = run_is_simulated();
 	if (res->simulated)
@@ -740,7 +742,11 @@ int main(int argc, char **argv)
 		for (int rep = 0; rep < opt.reps && ret == 0; rep++) {
 			ret = run_once(&opt, sched, &tiles, a_full, &res);
 			if (ret == 0 && !header_printed) {
-				printf("# runtime: %u CPU worker(s)\n", res.cpu_workers);
+				if (res.cuda_workers)
+					printf("# runtime: %u CPU worker(s), %u CUDA worker(s)\n",
+					       res.cpu_workers, res.cuda_workers);
+				else
+					printf("# runtime: %u CPU worker(s)\n", res.cpu_workers);
 				header_printed = 1;
 			}
 		}
