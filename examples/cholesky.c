@@ -584,7 +584,11 @@ static int run_once(const struct options *opt, const char *sched, struct tiled *
 		fprintf(stderr, "cholesky: skipped, starpu_init found no worker (-ENODEV)\n");
 		return 77;
 	}
-	STARPU_CHECK_RETURN_VALUE(ret, "starpu_init with sched %s", sched);
+	if (ret) {
+		/* The runtime has said why (e.g. no platform file for a simulation). */
+		fprintf(stderr, "cholesky: starpu_init with sched %s failed: %s\n", sched, strerror(-ret));
+		return 1;
+	}
 	res->cpu_workers = starpu_cpu_worker_get_count();
 	res->cuda_workers = starpu_cuda_worker_get_count();
 	/* Also when the simulation started only now (attached by starpu_init). */
