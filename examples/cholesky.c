@@ -18,6 +18,14 @@
  * deterministically. The result is checked by ||A - L L^T||_F / ||A||_F over
  * the lower triangle, computed on the host without the runtime.
  *
+ * Simulation (Vela, STARPU_SIMGRID=1 set at process start): kernels are not
+ * run, so the program allocates no matrix (tiles are registered with home
+ * node -1, never touched by the simulation), skips the reference and the
+ * check, and prints the simulated time: a million-task simulation needs no
+ * 27 GB matrix. A simulation that starts only in starpu_init
+ * (VELA_SIM_BOOT=attach) finds the matrix allocated, and still skips the
+ * check.
+ *
  * Layout: column-major tiles; in a matrix handle NX is the number of rows,
  * NY the number of columns, LD the distance between columns. The last tile
  * row/column is smaller when BS does not divide N.
@@ -73,6 +81,22 @@ enum {
 	PRIO_TRSM = 2,
 	PRIO_POTRF = 3,
 };
+
+/*
+ * Is this run simulated? Vela decides at run time (vela_is_simulated, known
+ * before starpu_init when STARPU_SIMGRID=1 is in the environment at process
+ * start); a StarPU built with SimGrid says so at compile time.
+ */
+static int run_is_simulated(void)
+{
+#if defined(VELA_VERSION_STRING)
+	return vela_is_simulated();
+#elif defined(STARPU_SIMGRID)
+	return 1;
+#else
+	return 0;
+#endif
+}
 
 /* Set by a potrf kernel whose tile was not positive definite (LAPACK info). */
 static atomic_int potrf_failure;
@@ -195,15 +219,33 @@ static struct starpu_codelet gemm_cl = {
 };
 
 /*
+ * In a simulated run (Vela) the codelets also declare a CUDA implementation,
+ * Vela's vela_sim_placeholder, so that simulated GPUs take tasks (their
+ * durations come from the models' cuda entries, e.g. perfmodels/). This
+ * example has no GPU kernels: a real run never declares one.
+ */
+static void enable_simulated_gpus(void)
+{
+#if defined(VELA_VERSION_STRING)
+	struct starpu_codelet *cls[] = { &potrf_cl, &trsm_cl, &syrk_cl, &gemm_cl };
+	for (size_t i = 0; i < sizeof(cls) / sizeof(cls[0]); i++) {
+		cls[i]->cuda_funcs[0] = vela_sim_placeholder;
+		cls[i]->where |= STARPU_CUDA;
+	}
+#endif
+}
+
+/*
  * The lower triangle of an n x n matrix cut into nt x nt tiles; only tiles
  * (i, j) with i >= j exist. Each tile is allocated on its own. The tiles
  * outlive every runtime session (they are registered again in each one and
  * checked after starpu_shutdown), so they come from posix_memalign rather
- * than starpu_malloc.
+ * than starpu_malloc. Without data (simulation) tiles is NULL and the
+ * handles are registered with home node -1.
  */
 struct tiled {
 	int n, bs, nt;
-	double **tiles;                 /* tile (i,j) at [i*(i+1)/2 + j]; owned, free()d by tiled_free */
+	double **tiles;                 /* tile (i,j) at [i*(i+1)/2 + j]; owned, free()d by tiled_free; NULL without data */
 	starpu_data_handle_t *handles;  /* same indexing; valid between register and unregister */
 };
 
@@ -222,14 +264,18 @@ static int tile_dim(const struct tiled *t, int index)
 	return index < t->nt - 1 ? t->bs : t->n - (t->nt - 1) * t->bs;
 }
 
-static int tiled_alloc(struct tiled *t, int n, int bs)
+static int tiled_alloc(struct tiled *t, int n, int bs, int with_data)
 {
 	t->n = n;
 	t->bs = bs;
 	t->nt = (n + bs - 1) / bs;
-	t->tiles = calloc(tile_count(t), sizeof(*t->tiles));
 	t->handles = calloc(tile_count(t), sizeof(*t->handles));
-	if (!t->tiles || !t->handles)
+	if (!t->handles)
+		return -ENOMEM;
+	if (!with_data)
+		return 0;
+	t->tiles = calloc(tile_count(t), sizeof(*t->tiles));
+	if (!t->tiles)
 		return -ENOMEM;
 	for (int i = 0; i < t->nt; i++)
 		for (int j = 0; j <= i; j++) {
@@ -262,6 +308,8 @@ static const double *full_corner(const struct tiled *t, const double *full, int 
 /* Refill the tiles from the saved matrix: every run factorizes the same input. */
 static void tiled_load(struct tiled *t, const double *full)
 {
+	if (!t->tiles)
+		return;
 	for (int i = 0; i < t->nt; i++)
 		for (int j = 0; j <= i; j++) {
 			int rows = tile_dim(t, i), cols = tile_dim(t, j);
@@ -278,8 +326,9 @@ static void tiled_register(struct tiled *t)
 	for (int i = 0; i < t->nt; i++)
 		for (int j = 0; j <= i; j++) {
 			int rows = tile_dim(t, i);
-			starpu_matrix_data_register(&t->handles[tile_index(i, j)], STARPU_MAIN_RAM,
-						    (uintptr_t)t->tiles[tile_index(i, j)],
+			size_t k = tile_index(i, j);
+			starpu_matrix_data_register(&t->handles[k], t->tiles ? STARPU_MAIN_RAM : -1,
+						    t->tiles ? (uintptr_t)t->tiles[k] : 0,
 						    rows, rows, tile_dim(t, j), sizeof(double));
 		}
 }
@@ -457,8 +506,8 @@ static void usage(const char *prog)
 		"  -r REPS     runs per scheduler, best time reported, all checked (default %d; %d with -q)\n"
 		"  -c NCPUS    number of CPU workers (default: all cores)\n"
 		"  -q          quick run for tests\n"
-		"  --no-check  skip the ||A - L L^T|| verification\n"
-		"  --no-ref    skip the sequential dpotrf reference timing\n",
+		"  --no-check  skip the ||A - L L^T|| verification (always skipped when simulated)\n"
+		"  --no-ref    skip the sequential dpotrf reference timing (likewise)\n",
 		prog, DEFAULT_N, QUICK_N, DEFAULT_BS, QUICK_BS, DEFAULT_SCHEDS, DEFAULT_REPS, QUICK_REPS);
 }
 
@@ -510,6 +559,8 @@ struct sched_result {
 	double max_error;      /* worst residual over repetitions, -1 when not checked */
 	int failed;            /* a potrf tile was not SPD or a residual was too large */
 	unsigned cpu_workers;  /* as seen by the last session */
+	unsigned cuda_workers; /* likewise (simulated GPUs, in Vela) */
+	int simulated;         /* the last session was simulated: kernels did not run */
 };
 
 /*
@@ -533,8 +584,17 @@ static int run_once(const struct options *opt, const char *sched, struct tiled *
 		fprintf(stderr, "cholesky: skipped, starpu_init found no worker (-ENODEV)\n");
 		return 77;
 	}
-	STARPU_CHECK_RETURN_VALUE(ret, "starpu_init with sched %s", sched);
+	if (ret) {
+		/* The runtime has said why (e.g. no platform file for a simulation). */
+		fprintf(stderr, "cholesky: starpu_init with sched %s failed: %s\n", sched, strerror(-ret));
+		return 1;
+	}
 	res->cpu_workers = starpu_cpu_worker_get_count();
+	res->cuda_workers = starpu_cuda_worker_get_count();
+	/* Also when the simulation started only now (attached by starpu_init). */
+	res->simulated = run_is_simulated();
+	if (res->simulated)
+		enable_simulated_gpus();
 	if (res->cpu_workers == 0) {
 		fprintf(stderr, "cholesky: skipped, no CPU worker available\n");
 		starpu_shutdown();
@@ -566,6 +626,8 @@ static int run_once(const struct options *opt, const char *sched, struct tiled *
 	}
 	if (elapsed < res->best_us)
 		res->best_us = elapsed;
+	if (!t->tiles || res->simulated)
+		return 0;
 	int info = atomic_load(&potrf_failure);
 	if (info) {
 		fprintf(stderr, "cholesky: dpotrf reported info=%d under sched %s (tile not positive definite)\n",
@@ -597,23 +659,29 @@ int main(int argc, char **argv)
 	/* One BLAS thread per worker: the runtime provides the parallelism. */
 	openblas_set_num_threads(1);
 
+	const int simulated = run_is_simulated();
+	if (simulated)
+		opt.check = opt.ref = 0;
+
 	const int n = opt.n;
-	double *a_full = malloc((size_t)n * n * sizeof(double));
+	double *a_full = simulated ? NULL : malloc((size_t)n * n * sizeof(double));
 	struct tiled tiles = { 0 };
 	char *sched_list = strdup(opt.scheds);
-	if (!a_full || !sched_list || tiled_alloc(&tiles, n, opt.bs) != 0) {
+	if ((!simulated && !a_full) || !sched_list || tiled_alloc(&tiles, n, opt.bs, !simulated) != 0) {
 		fprintf(stderr, "cholesky: cannot allocate the %dx%d matrix and its tiles\n", n, n);
 		tiled_free(&tiles);
 		free(a_full);
 		free(sched_list);
 		return 1;
 	}
-	generate_spd(a_full, n);
+	if (a_full)
+		generate_spd(a_full, n);
 
 	const int nt = tiles.nt;
 	const long ntasks = (long)nt * (nt + 1) * (nt + 2) / 6;
-	printf("# tiled Cholesky  n=%d bs=%d  (%dx%d tiles, %ld tasks, %.3g GFlop)  best of %d run(s) per scheduler\n",
-	       n, opt.bs, nt, nt, ntasks, cholesky_flops(n) * 1e-9, opt.reps);
+	printf("# tiled Cholesky  n=%d bs=%d  (%dx%d tiles, %ld tasks, %.3g GFlop)  best of %d run(s) per scheduler%s\n",
+	       n, opt.bs, nt, nt, ntasks, cholesky_flops(n) * 1e-9, opt.reps,
+	       simulated ? "  [simulated: no data, no check]" : "");
 	if (opt.ref) {
 		double ref_s = reference_potrf(a_full, n);
 		if (ref_s < 0)
@@ -634,7 +702,11 @@ int main(int argc, char **argv)
 		for (int rep = 0; rep < opt.reps && ret == 0; rep++) {
 			ret = run_once(&opt, sched, &tiles, a_full, &res);
 			if (ret == 0 && !header_printed) {
-				printf("# runtime: %u CPU worker(s)\n", res.cpu_workers);
+				if (res.cuda_workers)
+					printf("# runtime: %u CPU worker(s), %u CUDA worker(s)\n",
+					       res.cpu_workers, res.cuda_workers);
+				else
+					printf("# runtime: %u CPU worker(s)\n", res.cpu_workers);
 				header_printed = 1;
 			}
 		}
@@ -646,7 +718,7 @@ int main(int argc, char **argv)
 		}
 
 		char check[48];
-		if (!opt.check)
+		if (!opt.check || res.simulated)
 			snprintf(check, sizeof(check), "%s", res.failed ? "FAILED" : "skipped");
 		else
 			snprintf(check, sizeof(check), "%s (%.1e)", res.failed ? "FAILED" : "ok",

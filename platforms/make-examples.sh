@@ -1,5 +1,5 @@
 #!/bin/sh
-# Writes the two documented example machines of this directory from the
+# Writes the three documented example machines of this directory from the
 # figures below (every figure's source is named next to it, and repeated
 # in each file's header). Run from anywhere: sh platforms/make-examples.sh
 # Conventions: see platforms/README.md (those of runtime/perfmodel/platform.c).
@@ -146,4 +146,19 @@ gpus() {
 	echo "  </zone>"
 	echo "</platform>"
 } >"$here/dgx-a100.platform.v4.xml"
-echo "wrote $here/epyc2-4xa100-pcie.platform.v4.xml $here/dgx-a100.platform.v4.xml"
+# ---- 3. Twelve cores of one EPYC 7742 socket, no GPU -----------------------
+# The CPU side of a StarPU+SimGrid reference measurement (12 CPU workers),
+# for bench/sim_speed until simulated GPUs exist; the CPU models of
+# perfmodels/epyc2-4xa100-pcie describe these cores.
+{
+	header "epyc-12core: 12 cores of one AMD EPYC 7742 socket (a 12-CPU-worker machine, no GPU),
+     64 GiB DDR4-3200." \
+"       - Main memory 64 GiB: ASSUMPTION (the machine is a slice of a socket)."
+	echo "  <zone id=\"epyc-12core\" routing=\"Full\">"
+	cpus 12 68719476736
+	ram_link
+	ram_route
+	echo "  </zone>"
+	echo "</platform>"
+} >"$here/epyc-12core.platform.v4.xml"
+echo "wrote $here/epyc2-4xa100-pcie.platform.v4.xml $here/dgx-a100.platform.v4.xml $here/epyc-12core.platform.v4.xml"

@@ -1,7 +1,11 @@
 #!/bin/sh
 # Quick start 1: install the dependencies, build Vela, and run the demo: a
 # tiled Cholesky factorization on this machine's CPU workers, once per
-# scheduling policy, printing time and GFlop/s; then once more with trace
+# scheduling policy, printing time and GFlop/s (the kernels' performance
+# models calibrate along, STARPU_CALIBRATE=1); then the same factorization
+# simulated (STARPU_SIMGRID=1) from this machine's calibration, predicted
+# against measured time; then simulated on the example machines of
+# platforms/ with GPUs; then once more for real with trace
 # recording on (STARPU_FXT_TRACE=1), exported as an SVG Gantt chart.
 set -e
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -10,10 +14,85 @@ sh "$root/scripts/build.sh"
 cd "$root/build/examples"
 export OPENBLAS_NUM_THREADS=1
 export STARPU_HOME="${STARPU_HOME:-$root/build/home}"
+vela="$root/build/tools/vela"
+work="$root/build/demo"
+mkdir -p "$work"
+
 echo ""
 echo "== Vela demo: tiled Cholesky (examples/cholesky.c) on the CPU workers =="
-./cholesky "$@"
+# The output is kept for the comparison with the simulation below.
+{ STARPU_CALIBRATE=1 ./cholesky "$@"; echo $? >"$work/real.rc"; } | tee "$work/real.txt"
+rc=$(cat "$work/real.rc")
+[ "$rc" = 0 ] || exit "$rc"
 case " $* " in *" -h "*|*" --help "*) exit 0 ;; esac
+
+# ---- Simulation of this machine ---------------------------------------------
+echo ""
+echo "== The same factorization simulated (STARPU_SIMGRID=1) from this machine's calibration =="
+host=${STARPU_HOSTNAME:-$(hostname)}
+platform="$STARPU_HOME/.starpu/sampling/bus/$host.platform.v4.xml"
+if [ ! -f "$platform" ]; then
+	echo "(measuring the bus once: vela calibrate-bus)"
+	"$vela" calibrate-bus -q
+fi
+# One simulated process runs every scheduler; -r 1: simulation is deterministic.
+if STARPU_SIMGRID=1 ./cholesky "$@" -r 1 >"$work/sim.txt" 2>"$work/sim.err" &&
+	! grep -q "error" "$work/sim.err"; then
+	# Measured (best of the real runs) against predicted, per scheduler.
+	awk 'function field(k,  i) { for (i = 1; i <= NF; i++) if (index($i, k "=") == 1) return substr($i, length(k) + 2); return "" }
+	     function ms(  i) { for (i = 1; i <= NF; i++) if ($i ~ /^time=/) return ($i == "time=") ? $(i + 1) : substr($i, 6) }
+	     FNR == 1 { file++ }
+	     /^cholesky / { s = field("sched"); if (file == 1) real[s] = ms(); else { sim[s] = ms(); order[++n] = s } }
+	     END {
+		printf "%-12s %14s %14s %8s\n", "scheduler", "measured ms", "predicted ms", "error"
+		for (i = 1; i <= n; i++) {
+			s = order[i]
+			if (!(s in real)) continue
+			e = (sim[s] - real[s]) / real[s] * 100
+			printf "%-12s %14.1f %14.1f %+7.1f%%\n", s, real[s], sim[s], e
+		}
+	     }' "$work/real.txt" "$work/sim.txt"
+	echo "(bench/sim_accuracy measures this over sizes and policies, with calibration done first)"
+else
+	echo "skipped: the simulation could not predict every task:"
+	sed -n '1,2p' "$work/sim.err"
+	echo "(the kernels' models need 10 samples per tile size: run the demo again, or see bench/sim_accuracy)"
+fi
+
+# ---- Simulation of the example machines (GPUs) -------------------------------
+# >>> SIMULATED GPUS: platforms/epyc2-4xa100-pcie and dgx-a100 with the
+# models of perfmodels/ (derived from datasheets, not measured), predicted
+# GFlop/s per scheduler and number of GPUs (STARPU_NCUDA). In simulation the
+# example's codelets declare a placeholder CUDA implementation, so the
+# simulated GPUs take tasks. A build whose simulation has no GPU workers
+# prints a "skipped" line per machine.
+echo ""
+echo "== Predicted on the example machines (platforms/, perfmodels/ derived from datasheets): Cholesky n=32768 bs=1024 =="
+gpu_scheds="dmda,dmdas,lws,eager"
+for m in epyc2-4xa100-pcie dgx-a100; do
+	case $m in epyc2-4xa100-pcie) gpu_counts="1 2 4" ;; *) gpu_counts="1 2 4 8" ;; esac
+	sim_env="STARPU_SIMGRID=1 STARPU_SIMGRID_PLATFORM=$root/platforms/$m.platform.v4.xml STARPU_PERF_MODEL_DIR=$root/perfmodels/$m STARPU_HOSTNAME=$m"
+	# How many GPU workers does the simulation give this machine?
+	ngpu=$(env $sim_env STARPU_NCUDA=1 STARPU_SILENT=1 "$vela" machine 2>/dev/null | grep -c "CUDA_WORKER" || true)
+	if [ "${ngpu:-0}" = 0 ]; then
+		echo "$m: skipped: simulated GPUs not available in this build"
+		continue
+	fi
+	printf '%-20s %5s' "$m" "GPUs"
+	echo "$gpu_scheds" | tr ',' '\n' | while read -r s; do printf ' %9s' "$s"; done
+	echo "   (GFlop/s)"
+	for g in $gpu_counts; do
+		printf '%-20s %5s' "" "$g"
+		if env $sim_env STARPU_NCUDA="$g" ./cholesky -n 32768 -b 1024 -s "$gpu_scheds" -r 1 \
+			>"$work/gpu.txt" 2>"$work/gpu.err" && ! grep -q "error" "$work/gpu.err"; then
+			awk '/^cholesky / { for (i = 1; i <= NF; i++) if ($i ~ /^GFlop\/s=/) { v = substr($i, 9); if (v == "") v = $(i + 1); printf " %9.0f", v } }' "$work/gpu.txt"
+			echo ""
+		else
+			echo "  failed: $(head -1 "$work/gpu.err")"
+		fi
+	done
+done
+# <<< SIMULATED GPUS
 
 echo ""
 echo "== The same factorization traced (STARPU_FXT_TRACE=1), scheduler prio =="
@@ -26,7 +105,6 @@ if [ -z "$trace" ]; then
 	echo "no trace was written in $tracedir" >&2
 	exit 1
 fi
-vela="$root/build/tools/vela"
 "$vela" trace export --format svg "$trace" -o "$tracedir/cholesky.svg" 2>/dev/null
 "$vela" trace export --format chrome "$trace" -o "$tracedir/cholesky.json" 2>/dev/null
 "$vela" trace export --format paje "$trace" -o "$tracedir/cholesky.paje" 2>/dev/null

@@ -82,6 +82,7 @@ void job_reset(struct job *job)
 	job->nacquired = 0;
 	job->worker = NULL;
 	job->combined = 0;
+	__atomic_store_n(&job->data_fp_state, 1, __ATOMIC_RELAXED);	/* footprint: compute again, then keep */
 }
 
 int job_add_succ(struct job *pred, struct job *job, int end_dep)
@@ -300,6 +301,8 @@ static void job_terminate(struct job *job)
 	job->counted = 0;
 	atomic_store_explicit(&job->term_calls, 1, memory_order_relaxed);
 	atomic_store_explicit(&job->ndeps, 1, memory_order_relaxed);
+	/* The application may change the task's handles from now on. */
+	__atomic_store_n(&job->data_fp_state, 0, __ATOMIC_RELAXED);
 
 	/* From the moment terminated is set, a waiter may free a task that is
 	 * not detached: touch nothing of it afterwards. */

@@ -94,6 +94,13 @@ struct job
 	unsigned char dead;		/* destroyed (misuse detection) */
 	unsigned char created;		/* the task comes from starpu_task_create */
 	unsigned char owns_profiling_info;	/* task->profiling_info is ours (trace/) */
+	/* starpu_task_data_footprint's value, computed once per submission
+	 * (perfmodel/footprint.c; a scheduler asks it for every candidate
+	 * worker): data_fp_state is 0 outside a submission (no caching: the
+	 * application may change the handles), 1 from submission on, 2 once
+	 * data_fp holds the value. Atomics only: whichever thread computes it
+	 * first stores data_fp, then moves 1 to 2 (release). */
+	unsigned char data_fp_state;
 	int nwaiters;
 	struct job_succ *succ;
 	unsigned nsucc;
@@ -111,6 +118,7 @@ struct job
 	 * runs it, or 0: set by whoever queues it for one (core/combined.h),
 	 * cleared at submission. (A short: it fills padding.) */
 	unsigned short combined;
+	uint32_t data_fp;			/* see data_fp_state */
 	struct job *arbiter_next;	/* an arbiter's waiting list */
 	struct job_buffer *buffers;	/* buffers_inline or a heap array */
 	void **scratch;			/* STARPU_SCRATCH interfaces during execution */

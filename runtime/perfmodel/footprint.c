@@ -11,6 +11,7 @@
  * The size is the size_base, or the sum of the buffers' data sizes.
  */
 #include "perfmodel/perfmodel.h"
+#include "core/job.h"
 
 #include <starpu_hash.h>
 
@@ -78,10 +79,21 @@ uint32_t starpu_task_data_footprint(struct starpu_task *task)
 {
 	if (!task || !task->cl)
 		return 0;
+	/* Computed once per submission, kept until the task terminates
+	 * (struct job, data_fp_state). */
+	struct job *job = job_of(task);
+	unsigned char state = job ? __atomic_load_n(&job->data_fp_state, __ATOMIC_ACQUIRE) : 0;
+	if (state == 2)
+		return __atomic_load_n(&job->data_fp, __ATOMIC_RELAXED);
 	uint32_t fp = 0;
 	unsigned n = STARPU_TASK_GET_NBUFFERS(task);
 	for (unsigned i = 0; i < n; i++)
 		fp = starpu_hash_crc32c_be(pm_handle_footprint(STARPU_TASK_GET_HANDLE(task, i)), fp);
+	if (state == 1)
+	{
+		__atomic_store_n(&job->data_fp, fp, __ATOMIC_RELAXED);	/* the same value whoever writes it */
+		__atomic_compare_exchange_n(&job->data_fp_state, &state, 2, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+	}
 	return fp;
 }
 

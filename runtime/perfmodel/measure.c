@@ -89,11 +89,16 @@ static void mlr_add_row(struct pm_impl *im, unsigned nparams, double us, const d
  * disturbed run; when such measurements outnumber the entry's samples, the
  * entry was the wrong one (its first runs were the disturbed ones, or the
  * machine changed): it restarts from the new measurements, and saving
- * replaces the file's entry. Returns 1 if the sample must be dropped. */
+ * replaces the file's entry. An entry is settled once it has the
+ * calibration minimum of samples (STARPU_CALIBRATE_MINIMUM): before that
+ * every sample counts, since the error count is not saved with the model
+ * and an entry whose first samples were disturbed would otherwise reject
+ * the good ones of each later, short run and never reach the minimum.
+ * Returns 1 if the sample must be dropped. */
 static int outlier(struct starpu_perfmodel *model, int comb, unsigned impl, struct pm_entry *en, double us)
 {
 	struct starpu_perfmodel_history_entry *e = &en->e;
-	if (e->nsample < 3 || !(e->mean > 0.0))
+	if (e->nsample < pm_conf.calibrate_minimum || e->nsample < 3 || !(e->mean > 0.0))
 		return 0;
 	if (fabs(us - e->mean) <= e->mean * pm_conf.history_max_error / 100.0)
 		return 0;

@@ -452,6 +452,25 @@ static void test_outliers(void)
 	CU_ASSERT(samples(&m, 0, 5600, &mean) == 3);
 	CU_ASSERT(fabs(mean - 1000.0) < 1e-3);
 	starpu_perfmodel_unload_model(&m);
+
+	/* Below the calibration minimum an entry is not settled: a far
+	 * measurement counts (else an entry whose first samples were disturbed
+	 * would reject every later one and never reach the minimum). */
+	start("1", "10");
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t) buf, 700, sizeof(double));
+	t = starpu_task_create();
+	t->destroy = 0;
+	t->cl = &out_cl;
+	t->handles[0] = h;
+	a = starpu_worker_get_perf_archtype(0, 0);
+	starpu_perfmodel_update_history(&out_model, t, a, 0, 0, 100.0);
+	starpu_task_destroy(t);
+	starpu_data_unregister(h);
+	stop();
+	CU_ASSERT_FATAL(load("vtest_outliers", &m) == 0);
+	CU_ASSERT(samples(&m, 0, 5600, &mean) == 4);
+	CU_ASSERT(fabs(mean - 775.0) < 1e-3);
+	starpu_perfmodel_unload_model(&m);
 	vtest_setenv("STARPU_HISTORY_MAX_ERROR", "1000000");
 }
 

@@ -135,6 +135,52 @@ static uint32_t footprint_cb(struct starpu_task *task)
 /* A size_base makes the footprint the CRC of the size (a size_t), a
  * footprint callback gives it as is: values of StarPU's probe_sb and
  * probe_fp files. */
+/* A submitted task's data footprint is computed once and kept while it
+ * runs (schedulers ask for it per candidate worker); once it terminated,
+ * the application may give it other handles, and the footprint follows. */
+static void fp_kernel(void *buffers[], void *arg)
+{
+	(void) buffers;
+	(void) arg;
+}
+
+static uint32_t fp_seen;
+
+static void fp_callback(void *arg)
+{
+	fp_seen = starpu_task_data_footprint(arg);
+}
+
+static void test_footprint_across_submissions(void)
+{
+	static double A[16];
+	static const uint32_t one[] = { 0xa10bd9c7, 0x92c50c5b };
+	starpu_data_handle_t h[2];
+	for (unsigned i = 0; i < 2; i++)
+		starpu_vector_data_register(&h[i], STARPU_MAIN_RAM, (uintptr_t) A, i + 1, sizeof(double));
+	static struct starpu_codelet cl = { .cpu_funcs = { fp_kernel }, .nbuffers = 1, .modes = { STARPU_RW } };
+	struct starpu_task *t = starpu_task_create();
+	t->destroy = 0;
+	t->detach = 0;
+	t->cl = &cl;
+	t->callback_func = fp_callback;
+	t->callback_arg = t;
+	for (unsigned round = 0; round < 4; round++)
+	{
+		t->handles[0] = h[round % 2];
+		fp_seen = 0;
+		CU_ASSERT_FATAL(starpu_task_submit(t) == 0);
+		CU_ASSERT(starpu_task_wait(t) == 0);
+		CU_ASSERT(fp_seen == one[round % 2]);	/* while it ran */
+		CU_ASSERT(starpu_task_data_footprint(t) == one[round % 2]);
+		t->handles[0] = h[(round + 1) % 2];	/* after: not a stale value */
+		CU_ASSERT(starpu_task_data_footprint(t) == one[(round + 1) % 2]);
+	}
+	starpu_task_destroy(t);
+	for (unsigned i = 0; i < 2; i++)
+		starpu_data_unregister(h[i]);
+}
+
 static void test_model_callbacks(void)
 {
 	static double A[32000];
@@ -194,6 +240,7 @@ int main(int argc, char **argv)
 		{ "starpu_hash_crc32c_* give StarPU 1.3's values", test_crc },
 		{ "matrix, vector, variable footprints; task footprints of cholesky tiles", test_interfaces },
 		{ "task footprints over vectors", test_vectors },
+		{ "a submitted task's footprint is kept while it runs, not after", test_footprint_across_submissions },
 		{ "size_base and footprint callbacks", test_model_callbacks },
 		{ "perf archs of workers and arch combinations", test_worker_arch },
 		VTEST_END

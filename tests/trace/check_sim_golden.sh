@@ -4,7 +4,8 @@
 # platform with the derived epyc2-4xa100-pcie models and dmda, so that the
 # trace has CPU and GPU tasks and transfers. Simulated time makes the run
 # deterministic: every export is compared byte for byte with
-# tests/trace/golden/sim.*, a second run must give the same exports, and
+# tests/trace/golden/sim.*, a second run must give the same exports (and
+# an untraced run the same makespan), and
 # each export goes through a parser of its format (validate.sh). Then
 # `vela trace diff` of the simulated trace against a real run of the same
 # program must name every codelet.
@@ -53,6 +54,13 @@ simulate() {
 }
 simulate a
 simulate b
+# Recording does not change the schedule: the same run untraced has the
+# same makespan.
+STARPU_SIMGRID=1 STARPU_SIMGRID_PLATFORM="$top_srcdir/tests/sim/data/2cuda.platform.v4.xml" \
+	STARPU_PERF_MODEL_DIR="$top_srcdir/perfmodels/epyc2-4xa100-pcie" STARPU_HOSTNAME=epyc2-4xa100-pcie \
+	STARPU_SCHED=dmda "$app" 5 >untraced.out 2>untraced.err || { cat untraced.err; problem "the untraced run failed"; }
+grep -q "^makespan: " a.out && cmp -s a.out untraced.out ||
+	{ cat a.out untraced.out; problem "the traced and untraced simulated runs differ"; }
 
 for ext in json paje svg rec dot stats; do
 	cmp -s "a/sim.$ext" "b/sim.$ext" || problem "two simulated runs gave different sim.$ext"

@@ -1,0 +1,32 @@
+#!/bin/sh
+# cholesky and lu simulated (STARPU_SIMGRID=1 at process start, the build
+# tree's plugin) on platforms/epyc-12core (12 CPU workers), every task lasting
+# 1 ms (STARPU_SIMGRID_DEFAULT_TASK_US, no models): the programs must say the
+# run is simulated, allocate no matrix, skip the check, and report the length
+# of their critical path. With 4x4 tiles both graphs are 10 tasks deep and at
+# most 9 wide, so under a central-queue policy the makespan is 10 ms (plus
+# whatever simulated runtime overhead, allowed up to 0.5 ms).
+here=$(cd "$(dirname "$0")" && pwd)
+plugin=$(pwd)/../sim/.libs/libvela-sim.so
+[ -f "$plugin" ] || { echo "skipped: no simulation plugin $plugin (built without SimGrid)"; exit 77; }
+models=$(mktemp -d)
+trap 'rm -rf "$models"' EXIT
+export VELA_SIM_PLUGIN="$plugin" STARPU_SIMGRID=1 STARPU_SIMGRID_DEFAULT_TASK_US=1000
+export STARPU_SIMGRID_PLATFORM="$here/../platforms/epyc-12core.platform.v4.xml"
+export STARPU_PERF_MODEL_DIR="$models" STARPU_HOSTNAME=simquick
+unset STARPU_NCPU
+fail=0
+for prog in cholesky lu; do
+	out=$(./$prog -q -s eager,prio) || { echo "FAIL: $prog exited $?"; echo "$out"; fail=1; continue; }
+	echo "$out"
+	echo "$out" | grep -q '^# tiled .*\[simulated: no data, no check\]' ||
+		{ echo "FAIL: $prog did not see the simulation before starpu_init"; fail=1; }
+	echo "$out" | grep -q '^# runtime: 12 CPU worker' ||
+		{ echo "FAIL: $prog: expected the platform's 12 CPU workers"; fail=1; }
+	lines=$(echo "$out" | grep -c "^$prog .*check=skipped")
+	[ "$lines" = 2 ] || { echo "FAIL: $prog: expected 2 result lines with check=skipped, got $lines"; fail=1; }
+	echo "$out" | awk -v p="$prog" '$1 == p { t = $0; sub(/.* time= */, "", t); split(t, f, " ")
+		if (!(f[1] >= 10.0 && f[1] <= 10.5)) { print "FAIL: " p ": makespan " f[1] " ms, expected 10.0 to 10.5"; bad = 1 } }
+		END { exit bad }' || fail=1
+done
+exit $fail
