@@ -16,6 +16,7 @@
 #include <starpu_sched_component.h>
 
 #include <math.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -559,6 +560,239 @@ static void test_bad_tree_no_worker_runs_anyway(void)
 	starpu_shutdown();
 }
 
+/* ---- a pump per scheduling area ---- */
+
+/* A user-defined reservoir: push stores, pull hands the oldest task to
+ * anyone and never asks the parents; no can_push of its own. */
+struct stash
+{
+	pthread_mutex_t lock;
+	struct starpu_task_list list;
+};
+
+static int stash_push(struct starpu_sched_component *c, struct starpu_task *task)
+{
+	struct stash *s = c->data;
+	pthread_mutex_lock(&s->lock);
+	starpu_task_list_push_back(&s->list, task);
+	pthread_mutex_unlock(&s->lock);
+	starpu_sched_component_can_pull(c);	/* wake the workers below */
+	return 0;
+}
+
+static struct starpu_task *stash_pull(struct starpu_sched_component *c, struct starpu_sched_component *to)
+{
+	(void) to;
+	struct stash *s = c->data;
+	pthread_mutex_lock(&s->lock);
+	struct starpu_task *t = starpu_task_list_empty(&s->list) ? NULL : starpu_task_list_pop_front(&s->list);
+	pthread_mutex_unlock(&s->lock);
+	return t;
+}
+
+static void stash_deinit(struct starpu_sched_component *c)
+{
+	struct stash *s = c->data;
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+}
+
+static struct starpu_sched_component *stash_create(struct starpu_sched_tree *t, const char *name)
+{
+	struct starpu_sched_component *c = starpu_sched_component_create(t, name);
+	struct stash *s = calloc(1, sizeof(*s));
+	CU_ASSERT_FATAL(c && s);
+	pthread_mutex_init(&s->lock, NULL);
+	starpu_task_list_init(&s->list);
+	c->data = s;
+	c->push_task = stash_push;
+	c->pull_task = stash_pull;
+	c->deinit_data = stash_deinit;
+	return c;
+}
+
+/* A pump for the stash: hands stored tasks to the child with room. */
+static int stash_can_push(struct starpu_sched_component *c, struct starpu_sched_component *to)
+{
+	struct stash *s = c->data;
+	int moved = 0;
+	for (;;)
+	{
+		pthread_mutex_lock(&s->lock);
+		struct starpu_task *t = starpu_task_list_empty(&s->list) ? NULL : starpu_task_list_pop_front(&s->list);
+		pthread_mutex_unlock(&s->lock);
+		if (!t)
+			return moved;
+		if (to->push_task(to, t))
+		{
+			pthread_mutex_lock(&s->lock);
+			starpu_task_list_push_front(&s->list, t);
+			pthread_mutex_unlock(&s->lock);
+			return moved;
+		}
+		moved = 1;
+	}
+}
+
+/* Updates t's workers; returns what was written on stderr (static). */
+static const char *update_capture(struct starpu_sched_tree *t)
+{
+	vtest_capture_stderr_begin();
+	starpu_sched_tree_update_workers(t);
+	return vtest_capture_stderr_end();
+}
+
+/* Above a second stash, the first one has no pump and the worker's pulls
+ * stop at the second (its pull never asks its parents): rejected. */
+static void test_area_undrained_reservoir(void)
+{
+	CU_ASSERT_FATAL(start("eager", NULL, 1) == 0);
+	struct starpu_sched_tree *t = tree_new();
+	struct starpu_sched_component *top = stash_create(t, "stash-top");
+	struct starpu_sched_component *low = stash_create(t, "stash-low");
+	starpu_sched_component_connect(top, low);
+	starpu_sched_component_connect(low, starpu_sched_component_worker_get(TCTX, 0));
+	t->root = top;
+	const char *err = update_capture(t);
+	CU_ASSERT(strstr(err, "starpu_sched_tree_update_workers") != NULL);
+	CU_ASSERT(strstr(err, "component 'stash-top' keeps tasks but nothing drains it") != NULL);
+	CU_ASSERT(strstr(err, "stash-low") == NULL);	/* the worker drains that one */
+	CU_ASSERT(strchr(err, '\n') == strrchr(err, '\n'));	/* one line */
+	starpu_sched_tree_destroy(t);
+
+	/* A component without pull_task stops the pulls as well: the fifo
+	 * below it is drained (the worker pulls it), the stash above is not. */
+	t = tree_new();
+	top = stash_create(t, "stash-over-pusher");
+	struct starpu_sched_component *pusher = starpu_sched_component_eager_create(t, NULL);
+	pusher->pull_task = NULL;
+	struct starpu_sched_component *f = starpu_sched_component_fifo_create(t, NULL);
+	starpu_sched_component_connect(top, pusher);
+	starpu_sched_component_connect(pusher, f);
+	starpu_sched_component_connect(f, starpu_sched_component_worker_get(TCTX, 0));
+	t->root = top;
+	err = update_capture(t);
+	CU_ASSERT(strstr(err, "component 'stash-over-pusher' keeps tasks but nothing drains it") != NULL);
+	starpu_sched_tree_destroy(t);
+	starpu_shutdown();
+}
+
+/* The same stash with workers pulling through (directly, through eager,
+ * through a fifo) or above a pump of its own is accepted. */
+static void test_area_drained_reservoir_accepted(void)
+{
+	CU_ASSERT_FATAL(start("eager", NULL, 1) == 0);
+	struct starpu_sched_tree *t = tree_new();
+	struct starpu_sched_component *top = stash_create(t, "stash");
+	struct starpu_sched_component *e = starpu_sched_component_eager_create(t, NULL);
+	struct starpu_sched_component *f = starpu_sched_component_fifo_create(t, NULL);
+	starpu_sched_component_connect(top, e);
+	starpu_sched_component_connect(e, f);
+	starpu_sched_component_connect(f, starpu_sched_component_worker_get(TCTX, 0));
+	t->root = top;
+	const char *err = update_capture(t);
+	CU_ASSERT_STRING_EQUAL(err, "");
+	/* The accepted tree works: a push is pulled by the worker. */
+	tasks_init();
+	CU_ASSERT(t->root->push_task(t->root, &tasks[0]) == 0);
+	CU_ASSERT(index_of(pull(starpu_sched_component_worker_get(TCTX, 0))) == 0);
+	starpu_sched_tree_destroy(t);
+
+	/* Over a user component without a pull, but with a pump of its own. */
+	t = tree_new();
+	top = stash_create(t, "stash-pump");
+	top->can_push = starpu_sched_component_can_push;	/* the default: no pump */
+	struct starpu_sched_component *pusher = starpu_sched_component_eager_create(t, NULL);
+	pusher->pull_task = NULL;
+	starpu_sched_component_connect(top, pusher);
+	starpu_sched_component_connect(pusher, starpu_sched_component_worker_get(TCTX, 0));
+	t->root = top;
+	err = update_capture(t);
+	CU_ASSERT(strstr(err, "'stash-pump' keeps tasks") != NULL);
+	top->can_push = stash_can_push;
+	err = update_capture(t);
+	CU_ASSERT_STRING_EQUAL(err, "");
+	starpu_sched_tree_destroy(t);
+	starpu_shutdown();
+}
+
+/* A policy whose root is the stash, workers pulling through eager. */
+static void stash_init(unsigned ctx)
+{
+	struct starpu_sched_tree *t = starpu_sched_tree_create(ctx);
+	struct starpu_sched_component *top = stash_create(t, "stash");
+	struct starpu_sched_component *e = starpu_sched_component_eager_create(t, NULL);
+	starpu_sched_component_connect(top, e);
+	for (unsigned i = 0; i < starpu_worker_get_count(); i++)
+		starpu_sched_component_connect(e, starpu_sched_component_worker_get(ctx, (int) i));
+	t->root = top;
+	starpu_sched_ctx_set_policy_data(ctx, t);
+	starpu_sched_tree_update_workers(t);
+}
+
+static struct starpu_sched_policy stash_policy = {
+	.init_sched = stash_init,
+	.deinit_sched = starpu_sched_tree_deinitialize,
+	.add_workers = starpu_sched_tree_add_workers,
+	.remove_workers = starpu_sched_tree_remove_workers,
+	.push_task = starpu_sched_tree_push_task,
+	.pop_task = starpu_sched_tree_pop_task,
+	.policy_name = "vtest-stash",
+	.policy_description = "a user reservoir drained by the workers' pulls",
+};
+
+static void test_area_drained_reservoir_runs(void)
+{
+	vtest_capture_stderr_begin();
+	int ret = start(NULL, &stash_policy, 2);
+	const char *err = vtest_capture_stderr_end();
+	CU_ASSERT_FATAL(ret == 0);
+	CU_ASSERT(strstr(err, "invalid") == NULL);
+	atomic_store(&ran, 0);
+	for (int i = 0; i < 50; i++)
+	{
+		struct starpu_task *task = starpu_task_create();
+		task->cl = &cl_count;
+		CU_ASSERT(starpu_task_submit(task) == 0);
+	}
+	starpu_task_wait_for_all();
+	CU_ASSERT(atomic_load(&ran) == 50);
+	starpu_shutdown();
+}
+
+/* Every built-in tree policy passes the validation, area rule included,
+ * and runs its tasks. */
+static void test_area_builtin_trees_valid(void)
+{
+	struct starpu_sched_policy **all = starpu_sched_get_predefined_policies();
+	int ntree = 0;
+	for (unsigned i = 0; all[i]; i++)
+	{
+		const char *name = all[i]->policy_name;
+		if (strncmp(name, "tree-", 5))
+			continue;
+		ntree++;
+		vtest_capture_stderr_begin();
+		int ret = start(name, NULL, 2);
+		const char *err = vtest_capture_stderr_end();
+		CU_ASSERT_FATAL(ret == 0);
+		if (strstr(err, "is invalid"))
+			fprintf(stderr, "%s: %s", name, err);
+		CU_ASSERT(strstr(err, "is invalid") == NULL);
+		atomic_store(&ran, 0);
+		for (int k = 0; k < 20; k++)
+		{
+			struct starpu_task *task = starpu_task_create();
+			task->cl = &cl_count;
+			CU_ASSERT(starpu_task_submit(task) == 0);
+		}
+		starpu_task_wait_for_all();
+		CU_ASSERT(atomic_load(&ran) == 20);
+		starpu_shutdown();
+	}
+	CU_ASSERT(ntree >= 5);
+}
+
 /* ---- workers leaving a tree ---- */
 
 static atomic_int ran_on[2];
@@ -964,6 +1198,10 @@ static const struct vtest_case mapping_cases[] = {
 static const struct vtest_case tree_cases[] = {
 	{ "bad_tree_cycle", test_bad_tree_cycle },
 	{ "bad_tree_no_worker_runs_anyway", test_bad_tree_no_worker_runs_anyway },
+	{ "area_undrained_reservoir", test_area_undrained_reservoir },
+	{ "area_drained_reservoir_accepted", test_area_drained_reservoir_accepted },
+	{ "area_drained_reservoir_runs", test_area_drained_reservoir_runs },
+	{ "area_builtin_trees_valid", test_area_builtin_trees_valid },
 	{ "remove_worker_keeps_tasks", test_remove_worker_keeps_tasks },
 	{ "composed_component", test_composed_component },
 	{ "make_scheduler_shape", test_make_scheduler_shape },

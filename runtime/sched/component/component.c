@@ -89,6 +89,11 @@ static struct starpu_task *generic_pull(struct starpu_sched_component *c, struct
 	return NULL;
 }
 
+int comp_pull_is_generic(struct starpu_sched_component *c)
+{
+	return c->pull_task == generic_pull;
+}
+
 int starpu_sched_component_send_can_push_to_parents(struct starpu_sched_component *component)
 {
 	int moved = 0;

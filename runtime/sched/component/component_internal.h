@@ -107,6 +107,15 @@ int ws_comp_push_local(struct starpu_sched_component *ws, struct starpu_task *ta
 struct starpu_sched_component *mct_choose(struct starpu_sched_component *c, struct starpu_sched_component_mct_data *d,
 					  struct starpu_task *task, const char *skip);
 
+/* What validation may know of a component's methods (tree.c):
+ * whether c's pull_task is the default one, which pulls from the parents
+ * and stores nothing. */
+int comp_pull_is_generic(struct starpu_sched_component *c);
+/* Whether f is the front of a composed chain; if so, *top and *bottom
+ * are the chain's ends (composed.c). */
+int composed_comp_chain(struct starpu_sched_component *f, struct starpu_sched_component **top,
+			struct starpu_sched_component **bottom);
+
 /* Recipes (composed.c). Number of steps (0 for NULL). */
 unsigned sched_recipe_length(const struct starpu_sched_component_composed_recipe *recipe);
 /* Creates the recipe's components in tree, each linked to the next, with

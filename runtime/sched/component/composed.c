@@ -190,6 +190,16 @@ static void front_deinit(struct starpu_sched_component *f)
 	f->data = NULL;
 }
 
+int composed_comp_chain(struct starpu_sched_component *f, struct starpu_sched_component **top,
+			struct starpu_sched_component **bottom)
+{
+	if (f->push_task != front_push)
+		return 0;
+	*top = front_of(f)->top;
+	*bottom = front_of(f)->bottom;
+	return 1;
+}
+
 struct starpu_sched_component *starpu_sched_component_composed_component_create(struct starpu_sched_tree *tree,
 									     struct starpu_sched_component_composed_recipe *recipe)
 {

@@ -2,10 +2,36 @@
  * tree (push, pop, worker changes), and its validation.
  *
  * Validation (seed 001's rules, as far as they can be checked from the
- * shape): the tree has a root, no component is its own ancestor, and every
- * path from the root ends at a worker leaf. A tree that breaks them would
- * lose tasks or loop forever, so it is reported once (naming the rule and
- * the component) and the context runs from one shared queue instead.
+ * shape and from which methods each component uses):
+ *   - the tree has a root, no component is its own ancestor, and every
+ *     path from the root ends at a worker leaf;
+ *   - "a pump per scheduling area": every reservoir is drained. A
+ *     reservoir is a component that keeps tasks: it has push_task and a
+ *     pull_task of its own (not the default one, which only pulls from the
+ *     parents), and it is neither a worker leaf (its worker's pop drains
+ *     it) nor the front of a composed chain (which forwards both). fifo,
+ *     prio, heft and work_stealing are reservoirs, and so is any user
+ *     component that overrides pull_task. Tasks leave a reservoir only two
+ *     ways, so it is drained if either holds:
+ *       (a) it is a pump: it has a can_push of its own (not the default,
+ *           which only forwards the call to the parents), which pushes
+ *           stored tasks into its children when one of them has room, as
+ *           fifo, prio and heft do;
+ *       (b) workers' pulls reach it: every path from it down to a worker
+ *           leaf goes only through components whose pull_task is known to
+ *           pull from their parents when they have nothing for the
+ *           requester — the default pull, the worker leaves, a composed
+ *           front (its chain is checked as part of the path), fifo, prio,
+ *           heft and work_stealing. A user pull_task is not known to do
+ *           so, so it stops the pulls of the workers below it.
+ *     What cannot be known from the shape is whether something ever calls
+ *     a pump's can_push (the built-in bounded fifo/prio call their parents'
+ *     after each pull; the default can_push forwards it upwards), nor
+ *     whether a user pull_task does what its name says: the rule rejects
+ *     the trees that certainly lose tasks, not every tree that might.
+ * A tree that breaks a rule would lose tasks or loop forever, so it is
+ * reported once (naming the rule and the component) and the context runs
+ * from one shared queue instead.
  */
 #include "sched/component/component_internal.h"
 #include "core/rt.h"
@@ -43,7 +69,7 @@ struct walk
 	unsigned char *on_path;			/* parallel to seen */
 	unsigned n, cap;
 	const char *why;			/* first rule broken, or NULL */
-	char buf[160];
+	char buf[256];
 	int nleaves;
 };
 
@@ -97,6 +123,72 @@ static void visit(struct walk *w, struct starpu_sched_component *c, unsigned dep
 	w->on_path[i] = 0;
 }
 
+/* ---- a pump per scheduling area ---- */
+
+static int is_front(struct starpu_sched_component *c)
+{
+	struct starpu_sched_component *top, *bottom;
+	return composed_comp_chain(c, &top, &bottom);
+}
+
+static int is_reservoir(struct starpu_sched_component *c)
+{
+	return !starpu_sched_component_is_worker(c) && c->push_task && c->pull_task &&
+	       !comp_pull_is_generic(c) && !is_front(c);
+}
+
+static int is_pump(struct starpu_sched_component *c)
+{
+	return c->can_push && c->can_push != starpu_sched_component_can_push;
+}
+
+/* Whether c's pull_task asks c's parents when c has nothing to give. */
+static int pull_climbs(struct starpu_sched_component *c)
+{
+	return starpu_sched_component_is_worker(c) || comp_pull_is_generic(c) || is_front(c) ||
+	       starpu_sched_component_is_fifo(c) || starpu_sched_component_is_prio(c) ||
+	       starpu_sched_component_is_heft(c) || starpu_sched_component_is_work_stealing(c);
+}
+
+/* Whether the pulls of every worker under c climb through c (the tree is
+ * known to be acyclic with worker leaves at the bottom). */
+static int pulls_reach(struct starpu_sched_component *c)
+{
+	if (starpu_sched_component_is_worker(c))
+		return 1;
+	if (!pull_climbs(c))
+		return 0;
+	for (unsigned k = 0; k < c->nchildren; k++)
+		if (!pulls_reach(c->children[k]))
+			return 0;
+	return 1;
+}
+
+static int drained(struct starpu_sched_component *c)
+{
+	if (is_pump(c))
+		return 1;
+	for (unsigned k = 0; k < c->nchildren; k++)
+		if (!pulls_reach(c->children[k]))
+			return 0;
+	return 1;
+}
+
+static void check_areas(struct walk *w)
+{
+	for (unsigned i = 0; i < w->n && !w->why; i++)
+	{
+		struct starpu_sched_component *c = w->seen[i];
+		if (is_reservoir(c) && !drained(c))
+		{
+			snprintf(w->buf, sizeof(w->buf),
+				 "component '%s' keeps tasks but nothing drains it (no can_push pump, and not every worker below pulls through to it)",
+				 c->name);
+			w->why = w->buf;
+		}
+	}
+}
+
 /* Children before parents, for a valid tree: the bitmaps are computed
  * bottom-up. */
 static void postorder(struct starpu_sched_component *c, struct starpu_sched_component **out, unsigned *n, unsigned char *done,
@@ -139,6 +231,9 @@ static const char *check(struct starpu_sched_tree *t, struct walk *w, struct sta
 		return w->why;
 	if (w->nleaves == 0)
 		return "no path from the root reaches a worker component";
+	check_areas(w);
+	if (w->why)
+		return w->why;
 	*order = malloc(sizeof(**order) * w->n);
 	unsigned char *done = calloc(w->n, 1);
 	if (!*order || !done)
