@@ -408,22 +408,7 @@ const struct drv_node_ops *sim_device_node_ops(void)
 /* The conventions of the platform files (perfmodel/platform.c). */
 int sim_node_host(unsigned node, char *buf, size_t size)
 {
-	if (node >= mem_nnodes)
-		return -EINVAL;
-	int dev = mem_nodes[node].devid;
-	switch (mem_nodes[node].kind)
-	{
-	case STARPU_CPU_RAM:
-		if (dev == 0)
-			snprintf(buf, size, "RAM");
-		else
-			snprintf(buf, size, "RAM%d", dev);
-		return 0;
-	case STARPU_CUDA_RAM: snprintf(buf, size, "CUDA%d", dev); return 0;
-	case STARPU_OPENCL_RAM: snprintf(buf, size, "OpenCL%d", dev); return 0;
-	case STARPU_DISK_RAM: snprintf(buf, size, "DISK%d", dev); return 0;
-	default: return -EINVAL;
-	}
+	return pm_node_host(node, buf, size);
 }
 
 int sim_node_route(unsigned src, unsigned dst, double *bandwidth, double *latency)

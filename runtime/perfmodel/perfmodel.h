@@ -313,6 +313,9 @@ void pm_bus_file(const char *which, char *buf, size_t size);
 /* The latency matrix, as starpu_bus_print_bandwidth prints bandwidths. */
 void pm_bus_print_latency(FILE *f);
 /* Writes the SimGrid v4 platform of this machine with the measured bus. */
+/* The platform host naming memory node node ("RAM", "CUDA0", ...): 0, or
+ * -EINVAL (with "NODE<n>" in buf) for a kind platforms do not name. */
+int pm_node_host(unsigned node, char *buf, size_t size);
 int pm_platform_write(FILE *f, const struct pm_bus *b);
 int pm_platform_write_file(const char *path, const struct pm_bus *b);
 

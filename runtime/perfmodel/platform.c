@@ -26,26 +26,24 @@
 #include <time.h>
 #include <unistd.h>
 
-static void node_host(unsigned node, char *buf, size_t size)
+/* The platform host of a memory node (the conventions above): 0, or
+ * -EINVAL with "NODE<n>" written for a node kind platforms do not name.
+ * Simulation finds a node's host with it too (core/sim_loader.c). */
+int pm_node_host(unsigned node, char *buf, size_t size)
 {
-	if (node >= mem_nnodes)
-	{
-		snprintf(buf, size, "NODE%u", node);
-		return;
-	}
-	int dev = mem_nodes[node].devid;
-	switch (mem_nodes[node].kind)
+	int dev = node < mem_nnodes ? mem_nodes[node].devid : 0;
+	switch (node < mem_nnodes ? mem_nodes[node].kind : STARPU_UNUSED)
 	{
 	case STARPU_CPU_RAM:
 		if (dev == 0)
 			snprintf(buf, size, "RAM");
 		else
 			snprintf(buf, size, "RAM%d", dev);
-		break;
-	case STARPU_CUDA_RAM: snprintf(buf, size, "CUDA%d", dev); break;
-	case STARPU_OPENCL_RAM: snprintf(buf, size, "OpenCL%d", dev); break;
-	case STARPU_DISK_RAM: snprintf(buf, size, "DISK%d", dev); break;
-	default: snprintf(buf, size, "NODE%u", node); break;
+		return 0;
+	case STARPU_CUDA_RAM: snprintf(buf, size, "CUDA%d", dev); return 0;
+	case STARPU_OPENCL_RAM: snprintf(buf, size, "OpenCL%d", dev); return 0;
+	case STARPU_DISK_RAM: snprintf(buf, size, "DISK%d", dev); return 0;
+	default: snprintf(buf, size, "NODE%u", node); return -EINVAL;
 	}
 }
 
@@ -86,7 +84,7 @@ int pm_platform_write(FILE *f, const struct pm_bus *b)
 	for (unsigned n = 0; n < b->nnodes; n++)
 	{
 		char h[32];
-		node_host(n, h, sizeof(h));
+		(void) pm_node_host(n, h, sizeof(h));
 		fprintf(f, "    <host id=\"%s\" speed=\"1f\">\n", h);
 		if (n < mem_nnodes && mem_nodes[n].total > 0)
 			fprintf(f, "      <prop id=\"memsize\" value=\"%zd\"/>\n", mem_nodes[n].total);
@@ -98,8 +96,8 @@ int pm_platform_write(FILE *f, const struct pm_bus *b)
 		for (unsigned j = 0; j < b->nnodes; j++)
 		{
 			char hi[32], hj[32];
-			node_host(i, hi, sizeof(hi));
-			node_host(j, hj, sizeof(hj));
+			(void) pm_node_host(i, hi, sizeof(hi));
+			(void) pm_node_host(j, hj, sizeof(hj));
 			fprintf(f, "    <link id=\"%s-%s\" bandwidth=\"%.6fBps\" latency=\"%.9fs\"/>\n", hi, hj,
 				bps(b->bandwidth[i][j]), secs(b->latency[i][j]));
 		}
@@ -107,8 +105,8 @@ int pm_platform_write(FILE *f, const struct pm_bus *b)
 		for (unsigned j = 0; j < b->nnodes; j++)
 		{
 			char hi[32], hj[32];
-			node_host(i, hi, sizeof(hi));
-			node_host(j, hj, sizeof(hj));
+			(void) pm_node_host(i, hi, sizeof(hi));
+			(void) pm_node_host(j, hj, sizeof(hj));
 			fprintf(f, "    <route src=\"%s\" dst=\"%s\" symmetrical=\"NO\"><link_ctn id=\"%s-%s\"/></route>\n",
 				hi, hj, hi, hj);
 		}
