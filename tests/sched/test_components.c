@@ -438,6 +438,22 @@ static struct starpu_codelet cl_two_impls = {
 	.name = "two_impls",
 };
 
+/* A test policy whose init_sched builds a component tree: the tree's entry
+ * points and the worker components' exec hooks. */
+#define TREE_TEST_POLICY(init, name, description) \
+	{ \
+		.init_sched = init, \
+		.deinit_sched = starpu_sched_tree_deinitialize, \
+		.add_workers = starpu_sched_tree_add_workers, \
+		.remove_workers = starpu_sched_tree_remove_workers, \
+		.push_task = starpu_sched_tree_push_task, \
+		.pop_task = starpu_sched_tree_pop_task, \
+		.pre_exec_hook = starpu_sched_component_worker_pre_exec_hook, \
+		.post_exec_hook = starpu_sched_component_worker_post_exec_hook, \
+		.policy_name = name, \
+		.policy_description = description, \
+	}
+
 static void best_impl_init(unsigned ctx)
 {
 	struct starpu_sched_tree *t = starpu_sched_tree_create(ctx);
@@ -448,18 +464,8 @@ static void best_impl_init(unsigned ctx)
 	starpu_sched_tree_update_workers(t);
 }
 
-static struct starpu_sched_policy best_impl_policy = {
-	.init_sched = best_impl_init,
-	.deinit_sched = starpu_sched_tree_deinitialize,
-	.add_workers = starpu_sched_tree_add_workers,
-	.remove_workers = starpu_sched_tree_remove_workers,
-	.push_task = starpu_sched_tree_push_task,
-	.pop_task = starpu_sched_tree_pop_task,
-	.pre_exec_hook = starpu_sched_component_worker_pre_exec_hook,
-	.post_exec_hook = starpu_sched_component_worker_post_exec_hook,
-	.policy_name = "vtest-best-impl",
-	.policy_description = "best_implementation above one worker",
-};
+static struct starpu_sched_policy best_impl_policy = TREE_TEST_POLICY(best_impl_init, "vtest-best-impl",
+								 "best_implementation above one worker");
 
 static void run_two_impls(int n, int *fast_runs)
 {
@@ -545,16 +551,8 @@ static void bad_init(unsigned ctx)
 	starpu_sched_tree_update_workers(t);
 }
 
-static struct starpu_sched_policy bad_policy = {
-	.init_sched = bad_init,
-	.deinit_sched = starpu_sched_tree_deinitialize,
-	.add_workers = starpu_sched_tree_add_workers,
-	.remove_workers = starpu_sched_tree_remove_workers,
-	.push_task = starpu_sched_tree_push_task,
-	.pop_task = starpu_sched_tree_pop_task,
-	.policy_name = "vtest-bad-tree",
-	.policy_description = "a tree without worker leaves",
-};
+static struct starpu_sched_policy bad_policy = TREE_TEST_POLICY(bad_init, "vtest-bad-tree",
+								 "a tree without worker leaves");
 
 static atomic_int ran;
 
@@ -755,16 +753,8 @@ static void stash_init(unsigned ctx)
 	starpu_sched_tree_update_workers(t);
 }
 
-static struct starpu_sched_policy stash_policy = {
-	.init_sched = stash_init,
-	.deinit_sched = starpu_sched_tree_deinitialize,
-	.add_workers = starpu_sched_tree_add_workers,
-	.remove_workers = starpu_sched_tree_remove_workers,
-	.push_task = starpu_sched_tree_push_task,
-	.pop_task = starpu_sched_tree_pop_task,
-	.policy_name = "vtest-stash",
-	.policy_description = "a user reservoir drained by the workers' pulls",
-};
+static struct starpu_sched_policy stash_policy = TREE_TEST_POLICY(stash_init, "vtest-stash",
+								 "a user reservoir drained by the workers' pulls");
 
 static void test_area_drained_reservoir_runs(void)
 {
@@ -1149,18 +1139,8 @@ static void hier_init(unsigned ctx)
 	starpu_sched_ctx_set_policy_data(ctx, t);
 }
 
-static struct starpu_sched_policy hier_policy = {
-	.init_sched = hier_init,
-	.deinit_sched = starpu_sched_tree_deinitialize,
-	.add_workers = starpu_sched_tree_add_workers,
-	.remove_workers = starpu_sched_tree_remove_workers,
-	.push_task = starpu_sched_tree_push_task,
-	.pop_task = starpu_sched_tree_pop_task,
-	.pre_exec_hook = starpu_sched_component_worker_pre_exec_hook,
-	.post_exec_hook = starpu_sched_component_worker_post_exec_hook,
-	.policy_name = "vtest-hier",
-	.policy_description = "a tree from make_scheduler",
-};
+static struct starpu_sched_policy hier_policy = TREE_TEST_POLICY(hier_init, "vtest-hier",
+								 "a tree from make_scheduler");
 
 static void test_make_scheduler_runs(void)
 {
