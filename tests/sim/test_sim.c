@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <time.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -282,6 +283,70 @@ static int gpu_child(const char *scenario)
 	return 0;
 }
 
+/* ---- "locks": the SimGrid backend's contended paths. Uncontended locks
+ * are plain writes there (sim/README.md, Locks); these make an actor wait
+ * for a mutex, a condition, a timed condition and a rwlock held by another
+ * over simulated time, and print when it got them (µs after t0). */
+static starpu_pthread_mutex_t lk_mutex;
+static starpu_pthread_cond_t lk_cond;
+static starpu_pthread_rwlock_t lk_rw;
+static int lk_flag;
+static double lk_t0, lk_mutex_at, lk_cond_at, lk_timeout_at, lk_read_at;
+static int lk_timeout_ret, lk_trylock_ret;
+
+static void *lock_waiter(void *arg)
+{
+	(void) arg;
+	lk_trylock_ret = starpu_pthread_mutex_trylock(&lk_mutex);	/* held by main */
+	starpu_pthread_mutex_lock(&lk_mutex);			/* main unlocks at +100 */
+	lk_mutex_at = starpu_timing_now() - lk_t0;
+	while (!lk_flag)					/* main signals at +150 */
+		starpu_pthread_cond_wait(&lk_cond, &lk_mutex);
+	lk_cond_at = starpu_timing_now() - lk_t0;
+	struct timespec deadline;
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_nsec += 30000;				/* nobody signals: times out at +180 */
+	if (deadline.tv_nsec >= 1000000000L)
+	{
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000L;
+	}
+	lk_timeout_ret = starpu_pthread_cond_timedwait(&lk_cond, &lk_mutex, &deadline);
+	lk_timeout_at = starpu_timing_now() - lk_t0;
+	starpu_pthread_mutex_unlock(&lk_mutex);
+	starpu_pthread_rwlock_rdlock(&lk_rw);			/* main's write lock ends at +250 */
+	lk_read_at = starpu_timing_now() - lk_t0;
+	starpu_pthread_rwlock_unlock(&lk_rw);
+	return NULL;
+}
+
+static void locks_child(void)
+{
+	starpu_pthread_mutex_init(&lk_mutex, NULL);
+	starpu_pthread_cond_init(&lk_cond, NULL);
+	starpu_pthread_rwlock_init(&lk_rw, NULL);
+	lk_t0 = starpu_timing_now();
+	starpu_pthread_mutex_lock(&lk_mutex);
+	starpu_pthread_rwlock_wrlock(&lk_rw);
+	starpu_pthread_t th;
+	starpu_pthread_create(&th, NULL, lock_waiter, NULL);
+	starpu_usleep(100);
+	starpu_pthread_mutex_unlock(&lk_mutex);
+	starpu_usleep(50);
+	starpu_pthread_mutex_lock(&lk_mutex);
+	lk_flag = 1;
+	starpu_pthread_cond_signal(&lk_cond);
+	starpu_pthread_mutex_unlock(&lk_mutex);
+	starpu_usleep(100);
+	starpu_pthread_rwlock_unlock(&lk_rw);
+	starpu_pthread_join(th, NULL);
+	printf("trylock=%d mutex_at=%.17g cond_at=%.17g timeout_ret=%d timeout_at=%.17g read_at=%.17g\n",
+	       lk_trylock_ret, lk_mutex_at, lk_cond_at, lk_timeout_ret, lk_timeout_at, lk_read_at);
+	starpu_pthread_rwlock_destroy(&lk_rw);
+	starpu_pthread_cond_destroy(&lk_cond);
+	starpu_pthread_mutex_destroy(&lk_mutex);
+}
+
 static int child_main(const char *scenario)
 {
 	if (!strncmp(scenario, "gpu-", 4))
@@ -326,7 +391,9 @@ static int child_main(const char *scenario)
 	else if (!strcmp(scenario, "history"))
 		ret = submit_and_wait(&history_cl, n, &makespan);
 	else if (!strcmp(scenario, "placeholder"))
-		vela_sim_placeholder(NULL, NULL);	/* a real run calling it: aborts */
+		vela_sim_placeholder(NULL, NULL);
+	else if (!strcmp(scenario, "locks"))
+		locks_child();	/* a real run calling it: aborts */
 	else if (!strcmp(scenario, "pthread"))
 	{
 		pthread_t th;
@@ -859,6 +926,29 @@ static void test_gpu_peer_copies(void)
 	}
 }
 
+/* The waits of the SimGrid backend, when another actor holds the lock:
+ * each ends exactly when the holder lets go (simulated time), a trylock on
+ * a held mutex is EBUSY, a timed wait nobody signals times out at its
+ * deadline. */
+static void test_sim_contended_locks(void)
+{
+	NEED_SIMGRID();
+	const char *env[] = { "STARPU_SIMGRID=1", NULL };
+	struct child c;
+	run_child("locks", env, &c);
+	CU_ASSERT(exited_ok(&c));
+	CU_ASSERT_EQUAL(c.ret, 0);
+	CU_ASSERT_EQUAL(out_num(&c, "trylock"), EBUSY);
+	CU_ASSERT(close_to(out_num(&c, "mutex_at"), 100.0));
+	CU_ASSERT(close_to(out_num(&c, "cond_at"), 150.0));
+	CU_ASSERT_EQUAL(out_num(&c, "timeout_ret"), ETIMEDOUT);
+	/* The deadline is a wall-clock time, converted at the call: the real
+	 * time the child spent since reading the clock comes off it. */
+	double at = out_num(&c, "timeout_at");
+	CU_ASSERT(at > 170.0 && at <= 180.0 + 1e-6);
+	CU_ASSERT(close_to(out_num(&c, "read_at"), 250.0));
+}
+
 static const struct vtest_case cases[] = {
 	{ "real run of the same binary", test_real_run },
 	{ "hijack boot: exact, deterministic makespan", test_hijack_makespan },
@@ -870,6 +960,7 @@ static const struct vtest_case cases[] = {
 	{ "plugin cannot be loaded", test_plugin_missing },
 	{ "missing or corrupt platform", test_bad_platform },
 	{ "plain pthread calling Vela", test_plain_pthread },
+	{ "contended mutex, condition, timed wait, rwlock", test_sim_contended_locks },
 	{ "GPU platform: workers, nodes, archs, bus", test_gpu_topology },
 	{ "simulated transfers: latency, bandwidth, sharing", test_gpu_transfers },
 	{ "golden GPU schedules (dmda, eager)", test_gpu_golden },
