@@ -276,7 +276,7 @@ static int run_once(struct worker *w, int may_sleep)
 		task = poll_for_task(w, &from_poll);
 	if (!task && may_sleep)
 		task = worker_idle(w);
-	trace_on_idle(w, idle);	/* observers: w had nothing to do */
+	trace_on_idle(w, idle, task != NULL);	/* observers: w had nothing to do */
 	if (!task)
 		return 0;
 	execute_job(w, job_of(task));

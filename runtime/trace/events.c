@@ -19,10 +19,13 @@ unsigned trace_flags;
  * last activity (the start of its next look for work), and the record of
  * the task it executed last, kept until the task terminates when that
  * happens right away on this thread (the usual case): one record per task.
+ * When an idle span ends with a task in hand, its end stamp is the task's
+ * pop time too (popped): one clock read, not two.
  * Each on its own cache lines. */
 struct worker_obs
 {
 	uint64_t last;
+	int popped;			/* last ended an idle span that found a task */
 	struct job *pending;		/* job of rec, or NULL */
 	struct trace_rec_task rec;
 } __attribute__((aligned(64)));
@@ -75,8 +78,8 @@ static void resolve_pending(struct job *job)
 	os_mutex_unlock(&pending_lock);
 }
 
-/* The handle's id in traces: 1, 2, ... in order of first use, never
- * reused (an address may be, once a handle is freed). */
+/* The handle's id in traces: 1, 2, ... in order of first submission,
+ * never reused (an address may be, once a handle is freed). */
 static _Atomic uint64_t next_handle_id;
 
 static uint64_t handle_trace_id(starpu_data_handle_t h)
@@ -90,29 +93,34 @@ static uint64_t handle_trace_id(starpu_data_handle_t h)
 	return id;	/* another thread named it first */
 }
 
-/* TR_TASK_DATA: the task's codelet, model and buffers, for replays. */
-static void record_task_data(struct job *job)
+/* TR_TASK_DATA: the task's codelet, model and buffers, for replays;
+ * returns the total size of the buffers it names. */
+static uint64_t record_task_data(struct trace_buf *b, struct job *job)
 {
 	struct starpu_task *task = job->task;
 	struct starpu_codelet *cl = task->cl;
-	struct trace_buf *b = rec_buf_self();
-	if (!b || !cl)
-		return;
 	struct starpu_perfmodel *m = cl->model;
 	uint32_t model_sid = m && m->symbol ? tb_string(b, m->symbol) : 0;
-	unsigned n = STARPU_TASK_GET_NBUFFERS(task);
+	unsigned nbuffers = STARPU_TASK_GET_NBUFFERS(task), n = nbuffers;
 	struct trace_task_buffer *e = tb_task_data(b, job->id, model_sid, m ? (uint32_t) m->type + 1 : 0,
 						   cl->where, &n);
-	for (unsigned i = 0; i < n; i++)
+	uint64_t total = 0;
+	for (unsigned i = 0; i < nbuffers; i++)
 	{
 		starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
+		uint64_t size = data_handle_valid(h) ? starpu_data_get_size(h) : 0;
+		total += size;
+		if (i >= n)
+			continue;	/* truncated record: counted, not listed */
 		e[i].mode = (uint32_t) STARPU_TASK_GET_MODE(task, i);
-		if (!data_handle_valid(h))
-			continue;	/* submission will refuse it */
-		e[i].handle = handle_trace_id(h);
-		e[i].size = starpu_data_get_size(h);
-		e[i].home_node = h->home_node;
+		if (data_handle_valid(h))
+		{
+			e[i].handle = handle_trace_id(h);
+			e[i].size = size;
+			e[i].home_node = h->home_node;
+		}
 	}
+	return total;
 }
 
 void trace_submit_slow(struct job *job)
@@ -120,10 +128,19 @@ void trace_submit_slow(struct job *job)
 	struct starpu_task *task = job->task;
 	memset(&job->tt, 0, sizeof(job->tt));
 	job->tt.submit = trace_now();
-	if (atomic_load_explicit(&pending_count, memory_order_relaxed) && (flags_now() & TRACE_RECORDING))
-		resolve_pending(job);
 	if (flags_now() & TRACE_RECORDING)
-		record_task_data(job);
+	{
+		if (atomic_load_explicit(&pending_count, memory_order_relaxed))
+			resolve_pending(job);
+		/* Handles are named in order of first submission, whatever
+		 * order their tasks then run in. */
+		for (unsigned i = 0, n = task->cl ? STARPU_TASK_GET_NBUFFERS(task) : 0; i < n; i++)
+		{
+			starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
+			if (data_handle_valid(h))
+				handle_trace_id(h);
+		}
+	}
 	if (!(flags_now() & TRACE_PROFILING))
 		return;
 	if (!task->profiling_info)
@@ -203,29 +220,32 @@ void trace_tag_dep_slow(starpu_tag_t tag, starpu_tag_t dep)
 
 void trace_pop_slow(struct worker *w, struct job *job)
 {
+	struct worker_obs *o = &wobs[w->id];
+	if (o->popped)
+	{
+		o->popped = 0;
+		job->tt.pop_start = job->tt.pop_end = o->last;
+		return;
+	}
 	uint64_t now = trace_now();
-	uint64_t last = wobs[w->id].last;
+	uint64_t last = o->last;
 	job->tt.pop_end = now;
 	job->tt.pop_start = last && last <= now ? last : now;
 }
 
 /* The footprint the task's performance model files it under on w (the
- * data footprint when it has no model or did not run), and the total
- * size of its buffers. */
-static uint32_t task_footprint(struct job *job, struct worker *w, uint64_t *bytes)
+ * data footprint when it has no model or did not run). */
+static uint32_t task_footprint(struct job *job, struct worker *w)
 {
 	struct starpu_task *task = job->task;
-	uint64_t total = 0;
-	for (unsigned i = 0; i < job->nbuffers; i++)
-		total += starpu_data_get_size(job->buffers[i].handle);
-	*bytes = total;
 	struct starpu_perfmodel_arch *arch = w ? starpu_worker_get_perf_archtype(w->id, job->sched_ctx) : NULL;
 	if (task->cl->model && arch)
 		return starpu_task_footprint(task->cl->model, task, arch, job->nimpl);
 	return starpu_task_data_footprint(task);
 }
 
-/* Fills r, but for the execution fields. */
+/* Fills r, but for the execution fields, and records the task's
+ * TR_TASK_DATA beside it. */
 static void fill_task_record(struct trace_buf *b, struct job *job, struct worker *w, struct trace_rec_task *r)
 {
 	struct starpu_task *task = job->task;
@@ -246,12 +266,15 @@ static void fill_task_record(struct trace_buf *b, struct job *job, struct worker
 	r->nbuffers = (uint16_t) job->nbuffers;
 	r->sched_ctx = (uint8_t) job->sched_ctx;
 	if (task->cl)
-		r->footprint = task_footprint(job, w, &r->data_bytes);
+	{
+		r->footprint = task_footprint(job, w);
+		r->data_bytes = record_task_data(b, job);
+	}
 }
 
 static void emit_pending(struct trace_buf *b, struct worker_obs *o)
 {
-	memcpy(tb_task_reserve(b), &o->rec, sizeof(o->rec));
+	tb_task(b, &o->rec);
 	o->pending = NULL;
 }
 
@@ -349,7 +372,7 @@ void trace_terminate_slow(struct job *job)
 	}
 	if (!(f & TRACE_RECORDING))
 		return;
-	struct trace_buf *b = rec_buf_self();
+	struct trace_buf *b = o ? rec_buf_worker(t->worker) : rec_buf_self();
 	if (!b)
 		return;
 	if (job->tt.cb_start)
@@ -371,11 +394,12 @@ void trace_terminate_slow(struct job *job)
 	}
 }
 
-void trace_idle_slow(struct worker *w, uint64_t start)
+void trace_idle_slow(struct worker *w, uint64_t start, int found)
 {
 	uint64_t end = trace_now();
 	unsigned f = flags_now();
 	wobs[w->id].last = end;
+	wobs[w->id].popped = found;
 	if (end < start)
 		return;
 	if (f & TRACE_PROFILING)

@@ -92,7 +92,7 @@ void trace_tag_dep_slow(starpu_tag_t tag, starpu_tag_t dep);
 void trace_pop_slow(struct worker *w, struct job *job);
 void trace_exec_end_slow(struct worker *w, struct job *job, int failed);
 void trace_terminate_slow(struct job *job);
-void trace_idle_slow(struct worker *w, uint64_t start);
+void trace_idle_slow(struct worker *w, uint64_t start, int found);
 void trace_sleep_slow(struct worker *w, uint64_t start);
 void trace_transfer_slow(unsigned src, unsigned dst, size_t bytes, uint64_t start);
 void trace_mem_slow(unsigned node, int op, size_t bytes, uintptr_t addr);
@@ -189,11 +189,12 @@ static inline void trace_on_job_fini(struct job *job)
 /* ------------------------------------------------------------------ */
 /* Workers. start is trace_stamp()'s value when the state began. */
 
-/* w found no task from start until now (polling, then maybe sleeping). */
-static inline void trace_on_idle(struct worker *w, uint64_t start)
+/* w found no task from start until now (polling, then maybe sleeping);
+ * found: it has one now, and trace_on_pop comes next. */
+static inline void trace_on_idle(struct worker *w, uint64_t start, int found)
 {
 	if (start)
-		trace_idle_slow(w, start);
+		trace_idle_slow(w, start, found);
 }
 
 /* w slept on its condition from start until now. */

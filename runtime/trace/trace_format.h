@@ -141,7 +141,7 @@ struct trace_rec_task
 	uint64_t exec_start;		/* input data ready, kernel starts */
 	uint64_t exec_end;
 	uint64_t end;			/* terminated: data released, callback done, dependents released */
-	uint64_t data_bytes;		/* total size of its buffers */
+	uint64_t data_bytes;		/* total size of its buffers, duplicates included */
 	double flops;			/* task->flops */
 	uint32_t name_sid;		/* starpu_task_get_name() */
 	uint32_t codelet_sid;		/* the codelet's name (or model symbol) */
@@ -158,8 +158,9 @@ struct trace_rec_task
 };
 
 /* What re-simulating a task without the application needs (`vela
- * replay`): written by the submitting thread when the task is submitted,
- * followed by nbuffers struct trace_task_buffer in the task's order
+ * replay`): written beside the task's TR_TASK record (when it is
+ * filled: at the end of its execution, or at termination for a task that
+ * ran nowhere), followed by nbuffers struct trace_task_buffer in the task's order
  * (STARPU_TASK_GET_HANDLE), duplicates kept. A task with more buffers
  * than fit in one record (the size field is 16 bits) keeps the first
  * TRACE_MAX_TASK_BUFFERS and sets TDD_TRUNCATED. */
@@ -179,7 +180,7 @@ struct trace_rec_task_data
 struct trace_task_buffer
 {
 	uint64_t handle;		/* the handle's id in this trace (1, 2, ...) */
-	uint64_t size;			/* starpu_data_get_size at submission, bytes */
+	uint64_t size;			/* starpu_data_get_size when recorded, bytes */
 	uint32_t mode;			/* enum starpu_data_access_mode */
 	int32_t home_node;		/* -1: none */
 };

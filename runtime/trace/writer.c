@@ -258,13 +258,20 @@ uint32_t tb_string(struct trace_buf *b, const char *s)
 	return id;
 }
 
-void *tb_reserve(struct trace_buf *b, unsigned type, size_t size)
+/* Room for size bytes, left as they are. */
+static void *reserve_raw(struct trace_buf *b, size_t size)
 {
 	if (__builtin_expect(b->used + size > b->cap, 0))
 		tb_flush(b);
-	struct trace_rec_hdr *h = (struct trace_rec_hdr *) (void *) (b->data + b->used);
+	void *p = b->data + b->used;
 	b->used += size;
 	b->nrecords++;
+	return p;
+}
+
+void *tb_reserve(struct trace_buf *b, unsigned type, size_t size)
+{
+	struct trace_rec_hdr *h = reserve_raw(b, size);
 	memset(h, 0, size);
 	h->type = (uint16_t) type;
 	h->size = (uint16_t) size;
@@ -353,10 +360,11 @@ void tb_worker(struct trace_buf *b, int32_t id, uint32_t arch, uint32_t node, co
 
 void tb_task(struct trace_buf *b, const struct trace_rec_task *r)
 {
-	struct trace_rec_task *p = RESERVE(b, struct trace_rec_task, TR_TASK);
-	struct trace_rec_hdr h = p->h;
+	struct trace_rec_task *p = reserve_raw(b, sizeof(*p));
 	*p = *r;
-	p->h = h;
+	memset(&p->h, 0, sizeof(p->h));
+	p->h.type = TR_TASK;
+	p->h.size = sizeof(*p);
 	b->ntasks++;
 }
 

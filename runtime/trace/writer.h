@@ -107,8 +107,9 @@ void *tb_reserve(struct trace_buf *b, unsigned type, size_t size);
 void tb_run(struct trace_buf *b, const struct trace_rec_run *r);
 void tb_node(struct trace_buf *b, uint32_t node, uint32_t kind, const char *name);
 void tb_worker(struct trace_buf *b, int32_t id, uint32_t arch, uint32_t node, const char *name, int32_t bindid);
+/* A copy of r (a whole record; its header is rewritten). */
 void tb_task(struct trace_buf *b, const struct trace_rec_task *r);
-/* Room for a task record, to fill in place (cheaper than tb_task). */
+/* Room for a task record, zeroed, to fill in place. */
 struct trace_rec_task *tb_task_reserve(struct trace_buf *b);
 /* A TR_TASK_DATA record with room for *nbuffers entries, returned for the
  * caller to fill; *nbuffers becomes the number kept (all that fit in one
