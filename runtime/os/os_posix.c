@@ -190,6 +190,7 @@ static double posix_now_us(void)
 #include <x86intrin.h>
 
 static pthread_once_t tsc_once = PTHREAD_ONCE_INIT;
+static int tsc_ready;	/* calibration done (release-stored last) */
 static int tsc_usable;
 static uint64_t tsc_base, tsc_base_ns;
 static double tsc_ns_per_tick;
@@ -201,7 +202,7 @@ static uint64_t mono_ns(void)
 	return (uint64_t) ts.tv_sec * 1000000000ULL + (uint64_t) ts.tv_nsec;
 }
 
-static void tsc_calibrate(void)
+static void tsc_measure(void)
 {
 	unsigned a, b, c, d;
 	if (!__get_cpuid(0x80000000, &a, &b, &c, &d) || a < 0x80000007)
@@ -224,9 +225,17 @@ static void tsc_calibrate(void)
 	tsc_usable = 1;
 }
 
+static void tsc_calibrate(void)
+{
+	tsc_measure();
+	__atomic_store_n(&tsc_ready, 1, __ATOMIC_RELEASE);
+}
+
 static uint64_t posix_timestamp_ns(void)
 {
-	pthread_once(&tsc_once, tsc_calibrate);
+	/* After the first call, one load instead of a pthread_once call. */
+	if (__builtin_expect(!__atomic_load_n(&tsc_ready, __ATOMIC_ACQUIRE), 0))
+		pthread_once(&tsc_once, tsc_calibrate);
 	if (!tsc_usable)
 		return mono_ns();
 	int64_t dt = (int64_t) (__rdtsc() - tsc_base);

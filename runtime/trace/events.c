@@ -238,8 +238,8 @@ void trace_pop_slow(struct worker *w, struct job *job)
 static uint32_t task_footprint(struct job *job, struct worker *w)
 {
 	struct starpu_task *task = job->task;
-	struct starpu_perfmodel_arch *arch = w ? starpu_worker_get_perf_archtype(w->id, job->sched_ctx) : NULL;
-	if (task->cl->model && arch)
+	struct starpu_perfmodel_arch *arch = w && task->cl->model ? starpu_worker_get_perf_archtype(w->id, job->sched_ctx) : NULL;
+	if (arch)
 		return starpu_task_footprint(task->cl->model, task, arch, job->nimpl);
 	return starpu_task_data_footprint(task);
 }
