@@ -128,6 +128,7 @@ static int engine_start(const struct sim_boot *b, const char *factory, void (*ma
 	if (maestro)
 		simgrid_set_maestro(maestro, NULL);
 	simgrid_init(&ac, av);
+	sg_self_configure();
 
 	char why[768];
 	if (sg_load_platform(b->platform, why, sizeof(why)))
@@ -178,7 +179,9 @@ static void main_actor(int argc, char **argv)
 {
 	(void) argc;
 	(void) argv;
+	sg_self_enter(&main_thread);
 	app_ret = app_main(app_argc, app_argv, app_envp);
+	sg_self_leave(&main_thread);
 }
 
 int sg_boot_hijack(const struct sim_boot *b, sim_main_fn main, int argc, char **argv, char **envp, int *main_ret,

@@ -19,6 +19,7 @@
 #include <simgrid/cond.h>
 #include <simgrid/engine.h>
 #include <simgrid/mutex.h>
+#include <xbt/config.h>
 
 #include <errno.h>
 #include <stdint.h>
@@ -64,11 +65,62 @@ _Static_assert(sizeof(struct sg_mutex_st) <= sizeof(os_mutex_t), "os_mutex_t too
 _Static_assert(sizeof(struct sg_cond_st) <= sizeof(os_cond_t), "os_cond_t too small");
 _Static_assert(sizeof(struct sg_rwlock_st) <= sizeof(os_rwlock_t), "os_rwlock_t too small");
 
+/* ------------------------------------------------------------------ */
+/* Who is calling. The runtime asks around every lock, and SimGrid's
+ * answer (sg_self: Actor::self, is_maestro, get_data) costs several
+ * thread-local lookups inside a dlopen()ed library: ~13% of a simulated
+ * dmda run's time went there. Each actor's stack is its own memory, so
+ * the top of it identifies the actor: self_fast() first checks whether
+ * the stack pointer lies in the window of the actor that asked last, a
+ * range just below the frame its runtime code starts from (trampoline,
+ * the hijacked main), no larger than a quarter of the configured stack
+ * so that it cannot reach another actor's stack. Deeper calls, maestro,
+ * and actors without a window (the attached main thread, whose frames may
+ * lie above the attach point) ask SimGrid. One actor runs at a time, so
+ * the cache needs no lock; it is cleared before an actor's struct goes. */
+static uintptr_t self_window;		/* bytes; 0: no caching */
+static struct sg_thread *self_cache;	/* has a window */
+
+void sg_self_configure(void)
+{
+	long kib = sg_cfg_get_int("contexts/stack-size");
+	uintptr_t w = kib > 0 ? (uintptr_t) kib * 1024 / 4 : 0;
+	self_window = w < 64 * 1024 ? w : 64 * 1024;
+}
+
+void sg_self_enter(struct sg_thread *t)
+{
+	if (!self_window)
+		return;
+	/* A little above our frame: the caller's frame belongs to t too. */
+	t->win_hi = (uintptr_t) __builtin_frame_address(0) + 256;
+	t->win_lo = t->win_hi - self_window;
+}
+
+void sg_self_leave(struct sg_thread *t)
+{
+	if (self_cache == t)
+		self_cache = NULL;
+	t->win_lo = t->win_hi = 0;
+}
+
+static inline struct sg_thread *self_fast(void)
+{
+	uintptr_t sp = (uintptr_t) __builtin_frame_address(0);
+	struct sg_thread *t = self_cache;
+	if (t && sp - t->win_lo < t->win_hi - t->win_lo)
+		return t;
+	t = sg_self();
+	if (t && t->win_hi)
+		self_cache = t;
+	return t;
+}
+
 /* The calling thread, or NULL when the simulation is over; dies with the
  * reason when called from outside the simulation while it runs. */
 static struct sg_thread *self_or_die(const char *op)
 {
-	struct sg_thread *t = sg_self();
+	struct sg_thread *t = self_fast();
 	if (__builtin_expect(t != NULL, 1) || sg_over)
 		return t;
 	fprintf(stderr, "[vela] fatal: %s called from a thread that is not part of the simulation: with STARPU_SIMGRID=1 "
@@ -87,8 +139,10 @@ static void trampoline(int argc, char **argv)
 	(void) argc;
 	(void) argv;
 	struct sg_thread *t = sg_self();
+	sg_self_enter(t);
 	t->ret = t->fn(t->arg);
 	run_key_destructors(t);
+	sg_self_leave(t);
 	if (t->detached)
 	{
 		sg_actor_self_set_data(NULL);
@@ -142,7 +196,7 @@ static int sg_thread_join(os_thread_t thread, void **retval)
 
 static os_thread_t sg_thread_self(void)
 {
-	return (os_thread_t) sg_self();
+	return (os_thread_t) self_fast();
 }
 
 static void sg_thread_exit(void *retval)
@@ -152,6 +206,7 @@ static void sg_thread_exit(void *retval)
 		exit(0);
 	t->ret = retval;
 	run_key_destructors(t);
+	sg_self_leave(t);
 	if (t->detached)
 	{
 		sg_actor_self_set_data(NULL);
@@ -185,7 +240,7 @@ static int sg_key_delete(os_key_t key)
 
 static void *sg_getspecific(os_key_t key)
 {
-	struct sg_thread *t = sg_self();
+	struct sg_thread *t = self_fast();
 	return t && key < SG_MAX_KEYS ? t->keys[key] : NULL;
 }
 

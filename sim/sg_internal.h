@@ -11,6 +11,7 @@
 #include <starpu.h>
 
 #include <simgrid/actor.h>
+#include <stdint.h>
 #include <simgrid/host.h>
 #include <xbt/dynar.h>
 #include <stddef.h>
@@ -31,8 +32,19 @@ struct sg_thread
 	void *ret;
 	sg_actor_t actor;
 	int detached;
+	/* The top of the actor's stack below which its runtime calls run
+	 * ([win_lo, win_hi); 0, 0: unknown), for sg_self_fast (os_sg.c). */
+	uintptr_t win_lo, win_hi;
 	void *keys[SG_MAX_KEYS];
 };
+
+/* The calling actor is found by stack address before asking SimGrid
+ * (os_sg.c, self_fast). t runs from here: its stack window starts at the caller's frame. */
+void sg_self_enter(struct sg_thread *t);
+/* t is ending (or its struct is about to be freed). */
+void sg_self_leave(struct sg_thread *t);
+/* Sizes the windows from SimGrid's contexts/stack-size (after init). */
+void sg_self_configure(void);
 
 /* libvela's callbacks (plugin.c). */
 extern const struct sim_core *sg_core;
