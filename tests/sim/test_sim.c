@@ -347,6 +347,63 @@ static void locks_child(void)
 	starpu_pthread_mutex_destroy(&lk_mutex);
 }
 
+/* Who is calling, as the SimGrid backend sees it (it remembers the last
+ * actor by stack address): each actor, at a shallow and at a deep stack
+ * depth (past the backend's 64 KiB window), between sleeps that let the
+ * others run, must see its own identity and its own key values. */
+static starpu_pthread_key_t id_key;
+static int id_errors;
+
+static void id_check(starpu_pthread_t me, intptr_t value)
+{
+	if (!starpu_pthread_equal(starpu_pthread_self(), me) ||
+	    (intptr_t) starpu_pthread_getspecific(id_key) != value)
+		id_errors++;
+}
+
+static void id_deep(starpu_pthread_t me, intptr_t value, int levels)
+{
+	volatile char pad[8192];
+	pad[0] = (char) levels;
+	if (levels > 0)
+		id_deep(me, value, levels - 1);
+	else
+	{
+		id_check(me, value);
+		starpu_usleep(3);	/* others run, then us again, this deep */
+		id_check(me, value);
+	}
+	(void) pad[0];
+}
+
+static void *id_actor(void *arg)
+{
+	intptr_t value = (intptr_t) arg;
+	starpu_pthread_t me = starpu_pthread_self();
+	starpu_pthread_setspecific(id_key, (void *) value);
+	for (int round = 0; round < 5; round++)
+	{
+		id_check(me, value);
+		starpu_usleep(1 + (unsigned) value);
+		id_deep(me, value, 12);
+		id_check(me, value);
+	}
+	return NULL;
+}
+
+static void identity_child(void)
+{
+	starpu_pthread_key_create(&id_key, NULL);
+	starpu_pthread_t th[3];
+	for (intptr_t i = 0; i < 3; i++)
+		starpu_pthread_create(&th[i], NULL, id_actor, (void *) (i + 1));
+	id_actor((void *) 7);	/* main too */
+	for (int i = 0; i < 3; i++)
+		starpu_pthread_join(th[i], NULL);
+	starpu_pthread_key_delete(id_key);
+	printf("identity_errors=%d\n", id_errors);
+}
+
 static int child_main(const char *scenario)
 {
 	if (!strncmp(scenario, "gpu-", 4))
@@ -394,6 +451,8 @@ static int child_main(const char *scenario)
 		vela_sim_placeholder(NULL, NULL);
 	else if (!strcmp(scenario, "locks"))
 		locks_child();	/* a real run calling it: aborts */
+	else if (!strcmp(scenario, "identity"))
+		identity_child();
 	else if (!strcmp(scenario, "pthread"))
 	{
 		pthread_t th;
@@ -949,6 +1008,24 @@ static void test_sim_contended_locks(void)
 	CU_ASSERT(close_to(out_num(&c, "read_at"), 250.0));
 }
 
+/* The backend's cache of the calling actor never answers for another
+ * actor, at any stack depth, in either boot. */
+static void test_sim_identity(void)
+{
+	NEED_SIMGRID();
+	const char *hijack[] = { "STARPU_SIMGRID=1", NULL };
+	const char *attach[] = { "STARPU_SIMGRID=1", "VELA_SIM_BOOT=attach", NULL };
+	const char *const *envs[] = { hijack, attach };
+	for (unsigned i = 0; i < 2; i++)
+	{
+		struct child c;
+		run_child("identity", envs[i], &c);
+		CU_ASSERT(exited_ok(&c));
+		CU_ASSERT_EQUAL(out_num(&c, "sim"), 1);
+		CU_ASSERT_EQUAL(out_num(&c, "identity_errors"), 0);
+	}
+}
+
 static const struct vtest_case cases[] = {
 	{ "real run of the same binary", test_real_run },
 	{ "hijack boot: exact, deterministic makespan", test_hijack_makespan },
@@ -961,6 +1038,7 @@ static const struct vtest_case cases[] = {
 	{ "missing or corrupt platform", test_bad_platform },
 	{ "plain pthread calling Vela", test_plain_pthread },
 	{ "contended mutex, condition, timed wait, rwlock", test_sim_contended_locks },
+	{ "each actor sees itself, at any stack depth", test_sim_identity },
 	{ "GPU platform: workers, nodes, archs, bus", test_gpu_topology },
 	{ "simulated transfers: latency, bandwidth, sharing", test_gpu_transfers },
 	{ "golden GPU schedules (dmda, eager)", test_gpu_golden },
