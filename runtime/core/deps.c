@@ -37,7 +37,7 @@ static int reaches(struct job *start, struct job *target, unsigned budget)
 		os_mutex_lock(job_lock(j));
 		for (unsigned i = 0; i < j->nsucc; i++)
 		{
-			if (j->succ[i].end_dep)
+			if (job_succ_end_dep(j->succ[i]))
 				continue;
 			if (top == cap)
 			{
@@ -47,7 +47,7 @@ static int reaches(struct job *start, struct job *target, unsigned budget)
 				stack = s;
 				cap *= 2;
 			}
-			stack[top++] = j->succ[i].job;
+			stack[top++] = job_succ_job(j->succ[i]);
 		}
 		os_mutex_unlock(job_lock(j));
 	}
@@ -165,10 +165,10 @@ int starpu_task_get_task_succs(struct starpu_task *task, unsigned ndeps, struct 
 	unsigned n = 0;
 	for (unsigned i = 0; i < job->nsucc; i++)
 	{
-		if (job->succ[i].end_dep)
+		if (job_succ_end_dep(job->succ[i]))
 			continue;
 		if (n < ndeps)
-			task_array[n] = job->succ[i].job->task;
+			task_array[n] = job_succ_job(job->succ[i])->task;
 		n++;
 	}
 	os_mutex_unlock(job_lock(job));

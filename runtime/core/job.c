@@ -113,8 +113,7 @@ int job_add_succ(struct job *pred, struct job *job, int end_dep)
 		pred->succ = s;
 		pred->succ_cap = cap;
 	}
-	pred->succ[pred->nsucc].job = job;
-	pred->succ[pred->nsucc].end_dep = (unsigned char) end_dep;
+	pred->succ[pred->nsucc] = job_succ_make(job, end_dep);
 	pred->nsucc++;
 	os_mutex_unlock(lock);
 	return 1;
@@ -235,10 +234,10 @@ static void release_successors(struct job *job)
 	os_mutex_unlock(job_lock(job));
 	for (unsigned i = 0; i < n; i++)
 	{
-		if (succ[i].end_dep)
-			job_term_release(succ[i].job);
+		if (job_succ_end_dep(succ[i]))
+			job_term_release(job_succ_job(succ[i]));
 		else
-			job_dep_release(succ[i].job);
+			job_dep_release(job_succ_job(succ[i]));
 	}
 	if (succ != job->succ_inline)
 		free(succ);

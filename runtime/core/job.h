@@ -63,12 +63,29 @@ enum job_kind
 	JOB_ACQUIRE		/* the application's starpu_data_acquire (data/acquire.c) */
 };
 
-/* An entry of a successor list: a job whose start (or end) waits for us. */
+/* An entry of a successor list: a job whose start (or end) waits for us,
+ * in one word: the job's address, its low bit set for an end dependency
+ * (jobs are pointer-aligned). A task keeps four inline. */
 struct job_succ
 {
-	struct job *job;
-	unsigned char end_dep;	/* releases an end dependency, not a start one */
+	uintptr_t word;
 };
+
+static inline struct job_succ job_succ_make(struct job *job, int end_dep)
+{
+	return (struct job_succ) { (uintptr_t) job | (end_dep ? 1u : 0u) };
+}
+
+static inline struct job *job_succ_job(struct job_succ s)
+{
+	return (struct job *) (s.word & ~(uintptr_t) 1);
+}
+
+/* Releases an end dependency, not a start one. */
+static inline int job_succ_end_dep(struct job_succ s)
+{
+	return (int) (s.word & 1u);
+}
 
 /* Buffers kept inside the job; tasks with more get a heap array. */
 #define JOB_INLINE_BUFFERS 4

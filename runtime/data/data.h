@@ -47,6 +47,8 @@ struct data_replicate
 	void *interface;		/* ops->interface_size bytes, owned by the handle */
 	struct starpu_data_state *handle;
 	unsigned node;
+	int refcnt;			/* pins: running tasks, copies from or to it */
+	int reading;			/* copies out of it in progress (a writer waits) */
 	unsigned char allocated;	/* a buffer exists on this node */
 	unsigned char allocated_by_runtime;	/* ours to free, cache or evict */
 	unsigned char state;		/* enum replicate_state */
@@ -54,12 +56,10 @@ struct data_replicate
 	unsigned char stale;		/* written elsewhere during that copy */
 	unsigned char allocating;	/* a thread is allocating it (lock dropped) */
 	unsigned char requested;	/* a prefetch to this node is queued */
-	int refcnt;			/* pins: running tasks, copies from or to it */
-	int reading;			/* copies out of it in progress (a writer waits) */
+	unsigned char in_lru;		/* in the node's LRU list (node lock) */
 	size_t alloc_size;		/* bytes of the runtime's buffer */
 	/* The node's LRU list of evictable buffers (node lock). */
 	struct data_replicate *lru_prev, *lru_next;
-	unsigned char in_lru;
 };
 
 /* Members of a commute or reduction group (implicit.c). */

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -151,21 +152,21 @@ starpu_data_handle_t data_handle_new(struct starpu_data_interface_ops *ops, int 
 		h->rep[node].handle = h;
 		h->rep[node].node = node;
 	}
-	/* Every possible node gets an interface: nodes (disks) may be added
-	 * after the data is registered. */
-	for (unsigned node = 0; node < STARPU_MAXNODES; node++)
+	/* Every possible node gets an interface (register_data_handle
+	 * callbacks fill all STARPU_MAXNODES, and disks may be added after
+	 * the data is registered): one block, rep[0]'s first, each entry
+	 * aligned as malloc would align it. */
+	size_t stride = (ops->interface_size + _Alignof(max_align_t) - 1) & ~(_Alignof(max_align_t) - 1);
+	char *ifaces = calloc(STARPU_MAXNODES, stride);
+	if (!ifaces)
 	{
-		h->rep[node].interface = calloc(1, ops->interface_size);
-		if (!h->rep[node].interface)
-		{
-			for (unsigned k = 0; k < node; k++)
-				free(h->rep[k].interface);
-			os_cond_destroy(&h->busy_cond);
-			os_mutex_destroy(&h->lock);
-			free(h);
-			return NULL;
-		}
+		os_cond_destroy(&h->busy_cond);
+		os_mutex_destroy(&h->lock);
+		free(h);
+		return NULL;
 	}
+	for (unsigned node = 0; node < STARPU_MAXNODES; node++)
+		h->rep[node].interface = ifaces + node * stride;
 	h->magic = DATA_MAGIC;
 	return h;
 }
@@ -317,11 +318,9 @@ void data_handle_free(starpu_data_handle_t h)
 	if (h->ops->unregister_data_handle)
 		h->ops->unregister_data_handle(h);
 	h->magic = 0;
+	free(h->rep[0].interface);	/* the block of all the nodes' interfaces */
 	for (unsigned node = 0; node < STARPU_MAXNODES; node++)
-	{
-		free(h->rep[node].interface);
 		h->rep[node].interface = NULL;
-	}
 	free(h->name);
 	free(h->children);
 	os_cond_destroy(&h->busy_cond);
