@@ -31,13 +31,16 @@ struct kernel
 	double tiles_moved;		/* tiles read plus tiles written */
 };
 
-/* The symbols of examples/cholesky.c and bench/perfmodel_accuracy.c. */
+/* The symbols of examples/cholesky.c, examples/lu.c (its two panel solves
+ * have models of their own) and bench/perfmodel_accuracy.c. */
 static const struct kernel kernels[] = {
 	{ "potrf", "vela_dpotrf", 1, 1.0 / 3.0, 2 },
 	{ "trsm", "vela_dtrsm", 2, 1.0, 3 },
 	{ "syrk", "vela_dsyrk", 2, 1.0, 3 },
 	{ "gemm", "vela_dgemm", 3, 2.0, 4 },
 	{ "getrf", "vela_dgetrf", 1, 2.0 / 3.0, 2 },
+	{ "trsm_ll", "vela_dtrsm_ll", 2, 1.0, 3 },
+	{ "trsm_ru", "vela_dtrsm_ru", 2, 1.0, 3 },
 };
 #define NKERNELS (sizeof(kernels) / sizeof(kernels[0]))
 
