@@ -10,6 +10,7 @@
 #include "core/rt.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,8 +181,21 @@ int conf_resolve(struct starpu_conf *out, const struct starpu_conf *user)
 	 * shorter one; either set to 1 records a trace (trace/record.c). */
 	ret |= env_int("STARPU_TRACE", &out->vela_trace, prec, 1);
 	ret |= env_int("STARPU_FXT_TRACE", &out->vela_trace, prec, 1);
+	/* Submission throttling (core/task.c): the minimum defaults to the
+	 * maximum when only the maximum is set. */
+	rt.limit_max_submitted = rt.limit_min_submitted = -1;
+	ret |= env_int("STARPU_LIMIT_MAX_SUBMITTED_TASKS", &rt.limit_max_submitted, 0, INT_MAX);
+	ret |= env_int("STARPU_LIMIT_MIN_SUBMITTED_TASKS", &rt.limit_min_submitted, 0, INT_MAX);
 	if (ret)
 		return -EINVAL;
+	if (rt.limit_min_submitted > rt.limit_max_submitted && rt.limit_max_submitted >= 0)
+	{
+		rt_error("starpu_init: STARPU_LIMIT_MIN_SUBMITTED_TASKS=%d exceeds STARPU_LIMIT_MAX_SUBMITTED_TASKS=%d (-EINVAL)",
+			 rt.limit_min_submitted, rt.limit_max_submitted);
+		return -EINVAL;
+	}
+	if (rt.limit_max_submitted >= 0 && rt.limit_min_submitted < 0)
+		rt.limit_min_submitted = rt.limit_max_submitted;
 	const char *prefix = getenv("STARPU_FXT_PREFIX");
 	if (prefix && *prefix && !(prec && out->vela_trace_prefix))
 		out->vela_trace_prefix = prefix;

@@ -53,6 +53,11 @@ struct runtime
 	_Atomic int state;		/* enum rt_state */
 	struct starpu_conf conf;	/* user conf with the environment applied */
 	int silent;			/* STARPU_SILENT */
+	/* STARPU_LIMIT_MAX_SUBMITTED_TASKS / _MIN_: an application thread
+	 * submitting while more than limit_max tasks are in flight waits
+	 * until at most limit_min are (core/task.c); -1: no limit. */
+	int limit_max_submitted;
+	int limit_min_submitted;
 
 	unsigned nworkers;
 	unsigned ncpus;

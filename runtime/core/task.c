@@ -279,6 +279,23 @@ static int task_check_buffers(struct starpu_task *task)
 	return 0;
 }
 
+static void wait_counters(long threshold, int (*pred)(long));
+static int submitted_at_most(long n);
+
+/* STARPU_LIMIT_MAX_SUBMITTED_TASKS: with more tasks in flight than the
+ * maximum, an application thread waits until at most the minimum are
+ * (as StarPU 1.3 does). Workers, codelets and callbacks never wait here:
+ * they are what brings the count down. */
+static void throttle_submission(void)
+{
+	if (atomic_load_explicit(&rt.nsubmitted, memory_order_relaxed) <= rt.limit_max_submitted)
+		return;
+	struct rt_thread *t = rt_thread();
+	if (t->worker || t->in_codelet || t->in_callback)
+		return;
+	wait_counters(rt.limit_min_submitted, submitted_at_most);
+}
+
 int starpu_task_submit(struct starpu_task *task)
 {
 	if (!task)
@@ -315,6 +332,8 @@ int starpu_task_submit(struct starpu_task *task)
 	}
 	if (task->synchronous && rt_may_not_block("starpu_task_submit (synchronous task)"))
 		return -EDEADLK;
+	if (rt.limit_max_submitted >= 0)
+		throttle_submission();
 
 	unsigned ctx_id;
 	if ((ret = sched_ctx_for_submission(task, &ctx_id)))

@@ -466,6 +466,18 @@ static void expect_init_rejects(const char *var, const char *value, const char *
 		starpu_shutdown();
 }
 
+/* Submission limits: not a count, or a minimum above the maximum. */
+static void test_bad_submission_limits(void)
+{
+	expect_init_rejects("STARPU_LIMIT_MAX_SUBMITTED_TASKS", "many", "many");
+	expect_init_rejects("STARPU_LIMIT_MIN_SUBMITTED_TASKS", "-3", "-3");
+	vtest_setenv("STARPU_LIMIT_MAX_SUBMITTED_TASKS", "10");
+	expect_init_rejects("STARPU_LIMIT_MIN_SUBMITTED_TASKS", "20", "exceeds");
+	/* Nothing left behind: the next init has no limit. */
+	CU_ASSERT_EQUAL_FATAL(starpu_init(NULL), 0);
+	starpu_shutdown();
+}
+
 static void test_malformed_ncpu(void)
 {
 	expect_init_rejects("STARPU_NCPU", "abc", "abc");
@@ -632,6 +644,7 @@ static const struct vtest_case env_cases[] =
 	{ "unknown_sched", test_unknown_sched },
 	{ "sched_help", test_sched_help },
 	{ "malformed_ncpu", test_malformed_ncpu },
+	{ "bad_submission_limits", test_bad_submission_limits },
 	{ "malformed_workers_cpuid", test_malformed_workers_cpuid },
 	VTEST_END
 };

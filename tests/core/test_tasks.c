@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "vtest.h"
 
@@ -809,6 +810,80 @@ static void test_codelet_where(void)
 	starpu_shutdown();
 }
 
+/* STARPU_LIMIT_MAX/MIN_SUBMITTED_TASKS: the application thread never has
+ * more than MAX + 1 tasks in flight when its submission returns, and a
+ * callback that submits past the limit does not wait (it would deadlock). */
+static atomic_int throttle_cb_submitted;
+
+static void slow_cpu(void *buffers[], void *cl_arg)
+{
+	(void) buffers;
+	(void) cl_arg;
+	usleep(100);
+	atomic_fetch_add(&counter, 1);
+}
+
+static struct starpu_codelet slow_cl =
+{
+	.cpu_funcs = { slow_cpu },
+	.nbuffers = 0,
+};
+
+static void submit_many_cb(void *arg)
+{
+	(void) arg;
+	for (int i = 0; i < 20; i++)
+	{
+		struct starpu_task *t = starpu_task_create();
+		t->cl = &slow_cl;
+		if (starpu_task_submit(t) == 0)
+			atomic_fetch_add(&throttle_cb_submitted, 1);
+	}
+}
+
+static void test_limit_submitted(void)
+{
+	vtest_setenv("STARPU_LIMIT_MAX_SUBMITTED_TASKS", "8");
+	vtest_setenv("STARPU_LIMIT_MIN_SUBMITTED_TASKS", "4");
+	int ret = start(2, "eager");
+	vtest_env_restore();
+	CU_ASSERT_EQUAL_FATAL(ret, 0);
+	atomic_store(&counter, 0);
+	atomic_store(&throttle_cb_submitted, 0);
+	int most = 0;
+	for (int i = 0; i < 200; i++)
+	{
+		struct starpu_task *t = starpu_task_create();
+		t->cl = &slow_cl;
+		if (i == 100)
+			t->callback_func = submit_many_cb;
+		CU_ASSERT_EQUAL(starpu_task_submit(t), 0);
+		int n = starpu_task_nsubmitted();
+		if (n > most)
+			most = n;
+	}
+	CU_ASSERT_EQUAL(starpu_task_wait_for_all(), 0);
+	CU_ASSERT(most <= 9);
+	CU_ASSERT(most >= 5);	/* it did let tasks pile up to the limit */
+	CU_ASSERT_EQUAL(atomic_load(&throttle_cb_submitted), 20);
+	CU_ASSERT_EQUAL(atomic_load(&counter), 220);
+	starpu_shutdown();
+
+	/* Without the variables, the same loop is not held back. */
+	CU_ASSERT_EQUAL_FATAL(start(2, "eager"), 0);
+	starpu_pause();
+	for (int i = 0; i < 50; i++)
+	{
+		struct starpu_task *t = starpu_task_create();
+		t->cl = &slow_cl;
+		CU_ASSERT_EQUAL(starpu_task_submit(t), 0);
+	}
+	CU_ASSERT_EQUAL(starpu_task_nsubmitted(), 50);
+	starpu_resume();
+	CU_ASSERT_EQUAL(starpu_task_wait_for_all(), 0);
+	starpu_shutdown();
+}
+
 static const struct vtest_case basic_cases[] =
 {
 	{ "submit_wait", test_submit_wait },
@@ -830,6 +905,7 @@ static const struct vtest_case exec_cases[] =
 	{ "get_current", test_get_current },
 	{ "nsubmitted_nready", test_nsubmitted_nready },
 	{ "wait_for_n_submitted", test_wait_for_n_submitted },
+	{ "limit_submitted_tasks", test_limit_submitted },
 	{ "priorities", test_priorities },
 	{ "eager_priority_range", test_eager_priority_range },
 	{ "dyn_handles", test_dyn_handles },
