@@ -194,6 +194,9 @@ int conf_resolve(struct starpu_conf *out, const struct starpu_conf *user)
 			 rt.limit_min_submitted, rt.limit_max_submitted);
 		return -EINVAL;
 	}
+	if (rt.limit_max_submitted < 0 && rt.limit_min_submitted >= 0)
+		rt_warn("starpu_init: STARPU_LIMIT_MIN_SUBMITTED_TASKS=%d has no effect without "
+			"STARPU_LIMIT_MAX_SUBMITTED_TASKS", rt.limit_min_submitted);
 	if (rt.limit_max_submitted >= 0 && rt.limit_min_submitted < 0)
 		rt.limit_min_submitted = rt.limit_max_submitted;
 	const char *prefix = getenv("STARPU_FXT_PREFIX");

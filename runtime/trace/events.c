@@ -105,20 +105,17 @@ static uint64_t record_task_data(struct trace_buf *b, struct job *job)
 	struct trace_task_buffer *e = tb_task_data(b, job->id, model_sid, m ? (uint32_t) m->type + 1 : 0,
 						   cl->where, &n);
 	uint64_t total = 0;
+	/* The task was submitted: its handles are valid (checked anyway). */
 	for (unsigned i = 0; i < nbuffers; i++)
 	{
 		starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
-		uint64_t size = data_handle_valid(h) ? starpu_data_get_size(h) : 0;
+		if (!data_handle_valid(h))
+			continue;
+		uint64_t size = starpu_data_get_size(h);
 		total += size;
-		if (i >= n)
-			continue;	/* truncated record: counted, not listed */
-		e[i].mode = (uint32_t) STARPU_TASK_GET_MODE(task, i);
-		if (data_handle_valid(h))
-		{
-			e[i].handle = handle_trace_id(h);
-			e[i].size = size;
-			e[i].home_node = h->home_node;
-		}
+		if (i < n)	/* a truncated record counts the rest, lists none */
+			e[i] = (struct trace_task_buffer) { handle_trace_id(h), size, (uint32_t) STARPU_TASK_GET_MODE(task, i),
+							    h->home_node };
 	}
 	return total;
 }

@@ -473,6 +473,16 @@ static void test_bad_submission_limits(void)
 	expect_init_rejects("STARPU_LIMIT_MIN_SUBMITTED_TASKS", "-3", "-3");
 	vtest_setenv("STARPU_LIMIT_MAX_SUBMITTED_TASKS", "10");
 	expect_init_rejects("STARPU_LIMIT_MIN_SUBMITTED_TASKS", "20", "exceeds");
+	/* A minimum alone does nothing, and says so. */
+	vtest_setenv("STARPU_LIMIT_MIN_SUBMITTED_TASKS", "5");
+	vtest_setenv("STARPU_SILENT", "0");	/* the warning is what we check */
+	vtest_capture_stderr_begin();
+	int ret = starpu_init(NULL);
+	const char *msg = vtest_capture_stderr_end();
+	vtest_env_restore();
+	CU_ASSERT_EQUAL_FATAL(ret, 0);
+	CU_ASSERT(contains(msg, "STARPU_LIMIT_MIN_SUBMITTED_TASKS=5 has no effect"));
+	starpu_shutdown();
 	/* Nothing left behind: the next init has no limit. */
 	CU_ASSERT_EQUAL_FATAL(starpu_init(NULL), 0);
 	starpu_shutdown();
