@@ -92,7 +92,7 @@ struct starpu_profiling_task_info;
 
 /* Bytes reserved in each task for the runtime's bookkeeping (see
  * starpu_task.vela_job). */
-#define VELA_TASK_JOB_STORAGE 416
+#define VELA_TASK_JOB_STORAGE 368
 typedef struct starpu_task_bundle_s *starpu_task_bundle_t;
 
 /* A codelet must be zero-filled before use (static storage, a designated

@@ -88,7 +88,7 @@ static inline int job_succ_end_dep(struct job_succ s)
 }
 
 /* Buffers kept inside the job; tasks with more get a heap array. */
-#define JOB_INLINE_BUFFERS 4
+#define JOB_INLINE_BUFFERS 3
 
 struct job
 {

@@ -32,7 +32,7 @@ static int direct_copy(unsigned src, unsigned dst)
 int data_copy_interface(starpu_data_handle_t h, unsigned src, unsigned dst)
 {
 	const struct starpu_data_copy_methods *m = h->ops->copy_methods;
-	void *si = h->rep[src].interface, *di = h->rep[dst].interface;
+	void *si = data_rep(h, src)->interface, *di = data_rep(h, dst)->interface;
 	if (m && m->any_to_any)
 		return m->any_to_any(si, src, di, dst, NULL);
 	int ram_src = mem_nodes[src].kind == STARPU_CPU_RAM, ram_dst = mem_nodes[dst].kind == STARPU_CPU_RAM;
@@ -60,9 +60,9 @@ static int pick_source(starpu_data_handle_t h, unsigned dst)
 	int best = -1, best_score = -1;
 	for (unsigned n = 0; n < mem_nnodes; n++)
 	{
-		if (n == dst || !rep_valid(&h->rep[n]))
+		if (n == dst || !rep_valid(data_rep(h, n)))
 			continue;
-		int score = (direct_copy(n, dst) ? 4 : 0) + (h->rep[n].state == REP_OWNER ? 2 : 0) +
+		int score = (direct_copy(n, dst) ? 4 : 0) + (data_rep(h, n)->state == REP_OWNER ? 2 : 0) +
 			    (mem_nodes[n].kind == STARPU_CPU_RAM ? 1 : 0);
 		if (score > best_score)
 		{
@@ -81,7 +81,7 @@ static int ram_node_for(unsigned dst)
 
 int data_transfer_locked(starpu_data_handle_t h, unsigned dst)
 {
-	struct data_replicate *d = &h->rep[dst];
+	struct data_replicate *d = data_rep(h, dst);
 	int src = pick_source(h, dst);
 	if (src < 0)
 	{
@@ -100,7 +100,7 @@ int data_transfer_locked(starpu_data_handle_t h, unsigned dst)
 			return ret;
 		src = (int) ram;
 	}
-	struct data_replicate *s = &h->rep[src];
+	struct data_replicate *s = data_rep(h, src);
 	s->refcnt++;
 	s->reading++;
 	d->transferring = 1;
@@ -133,18 +133,18 @@ void data_invalidate_others_locked(starpu_data_handle_t h, unsigned node)
 	{
 		if (n == node)
 			continue;
-		struct data_replicate *r = &h->rep[n];
+		struct data_replicate *r = data_rep(h, n);
 		if (r->transferring)
 			r->stale = 1;
 		r->state = REP_INVALID;
 	}
-	h->rep[node].state = REP_OWNER;
+	data_rep(h, node)->state = REP_OWNER;
 }
 
 /* Makes the replicate on node valid (h->lock held); no pin. */
 int data_make_valid_locked_nopin(starpu_data_handle_t h, unsigned node)
 {
-	struct data_replicate *r = &h->rep[node];
+	struct data_replicate *r = data_rep(h, node);
 	for (;;)
 	{
 		if (r->transferring || r->allocating)
@@ -170,7 +170,7 @@ int data_make_valid_locked_nopin(starpu_data_handle_t h, unsigned node)
 /* Pins h on node for an access in mode (h->lock held). */
 static int make_valid_locked(starpu_data_handle_t h, unsigned node, enum starpu_data_access_mode mode)
 {
-	struct data_replicate *r = &h->rep[node];
+	struct data_replicate *r = data_rep(h, node);
 	int ret;
 	for (;;)
 	{
@@ -215,7 +215,7 @@ int data_make_valid(starpu_data_handle_t h, unsigned node, enum starpu_data_acce
 void data_unpin(starpu_data_handle_t h, unsigned node)
 {
 	os_mutex_lock(&h->lock);
-	struct data_replicate *r = &h->rep[node];
+	struct data_replicate *r = data_rep(h, node);
 	int released = --r->refcnt == 0;
 	os_mutex_unlock(&h->lock);
 	if (released)
@@ -276,7 +276,7 @@ static int job_fits(struct job *job, unsigned node)
 			continue;
 		starpu_data_handle_t h = b->handle;
 		os_mutex_lock(&h->lock);
-		struct data_replicate *r = &h->rep[node];
+		struct data_replicate *r = data_rep(h, node);
 		/* Application buffers and views do not count. */
 		int counted = (b->mode & (STARPU_SCRATCH | STARPU_REDUX)) || !r->allocated || r->allocated_by_runtime;
 		os_mutex_unlock(&h->lock);
@@ -303,7 +303,7 @@ static int private_buffer(struct job *job, struct job_buffer *b, unsigned node, 
 		ret = -ENOMEM;
 	else
 	{
-		memcpy(*iface, h->rep[node].interface, h->ops->interface_size);
+		memcpy(*iface, data_rep(h, node)->interface, h->ops->interface_size);
 		if ((ret = data_allocate_private(h, *iface, node)))
 		{
 			free(*iface);
@@ -367,7 +367,7 @@ restart:
 			else
 				hi = mid;
 		}
-		ifaces[i] = job->scratch && job->scratch[lo] ? job->scratch[lo] : h->rep[node].interface;
+		ifaces[i] = job->scratch && job->scratch[lo] ? job->scratch[lo] : data_rep(h, node)->interface;
 	}
 	return 0;
 }
@@ -409,7 +409,7 @@ int data_write_back_home(starpu_data_handle_t h)
 		return 0;
 	os_mutex_lock(&h->lock);
 	int ret = 0;
-	if (h->rep[h->home_node].allocated && !rep_valid(&h->rep[h->home_node]))
+	if (data_rep(h, h->home_node)->allocated && !rep_valid(data_rep(h, h->home_node)))
 		ret = data_make_valid_locked_nopin(h, (unsigned) h->home_node);
 	os_mutex_unlock(&h->lock);
 	return ret;

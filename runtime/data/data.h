@@ -82,7 +82,6 @@ struct starpu_data_state
 	 * (the order they are locked and fetched in), not by address, so
 	 * that a simulated run does not depend on where malloc put handles. */
 	uint64_t order;
-	struct data_replicate rep[STARPU_MAXNODES];
 	/* Waiters for a replicate to finish a copy or an allocation, and for
 	 * nrefs to reach 0 (unregistration). */
 	os_cond_t busy_cond;
@@ -153,7 +152,28 @@ struct starpu_data_state
 	int ndims;
 	int coords[4];
 	void *lookup_key;			/* home pointer registered in the lookup table */
+
+	/* Replicates (use data_rep). A handle is sized for the memory nodes
+	 * that exist when it is made: rep[] holds nrep of them, each with its
+	 * interface in the same allocation. A node added later (a disk) gets
+	 * a replicate in `late`, made for every live handle before the node
+	 * is published (data_handles_grow); its interface starts as a copy of
+	 * iface_spare, the interface the registration callback wrote for the
+	 * nodes beyond rep[] (they all read the same: shapes, no buffer). The
+	 * live handles are linked (all_prev/all_next, handle.c's list lock). */
+	struct starpu_data_state *all_prev, *all_next;
+	unsigned char listed;			/* in the live list */
+	unsigned nrep;
+	struct data_replicate *late;		/* nodes nrep..STARPU_MAXNODES-1, or NULL */
+	void *iface_spare;
+	struct data_replicate rep[];
 };
+
+/* The replicate of h on node; node is below mem_nnodes (or below h->nrep). */
+static inline struct data_replicate *data_rep(struct starpu_data_state *h, unsigned node)
+{
+	return node < h->nrep ? &h->rep[node] : &h->late[node - h->nrep];
+}
 
 /* Validates a handle given by the application (NULL, unregistered). */
 static inline int data_handle_valid(starpu_data_handle_t h)
@@ -307,8 +327,18 @@ int data_filter_validate(struct starpu_data_filter *f, void *father_interface, u
  * interface of node. 0, or a negative errno (message printed). */
 int data_ptr_register(starpu_data_handle_t handle, unsigned node, const char *fn);
 void data_register_common(starpu_data_handle_t *handleptr, int home_node, void *data_interface, struct starpu_data_interface_ops *ops);
-/* A handle sharing h's replicate shapes (children, contributions). */
+/* A new handle (not yet registered: data_handle_publish makes it so, once
+ * ops->register_data_handle filled its interfaces). */
 starpu_data_handle_t data_handle_new(struct starpu_data_interface_ops *ops, int home_node);
+/* Adds h to the live handles, first giving it the replicates of nodes added
+ * since data_handle_new. 0, or -ENOMEM (h unchanged, still to free). */
+int data_handle_publish(starpu_data_handle_t h);
+/* Gives every live handle replicates for node (about to be published by
+ * memory_node_add), under the live list's lock, which it returns holding:
+ * the caller publishes the node, then calls data_handles_unlock. 0, or
+ * -ENOMEM (the lock released). */
+int data_handles_grow(unsigned node);
+void data_handles_unlock(void);
 void data_handle_free(starpu_data_handle_t h);
 void data_handle_free_deferred(starpu_data_handle_t h);
 /* Drops one of h's references (h->lock held); wakes an unregistration

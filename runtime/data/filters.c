@@ -75,7 +75,7 @@ static int has_data(starpu_data_handle_t h)
 	int valid = 0;
 	os_mutex_lock(&h->lock);
 	for (unsigned n = 0; n < mem_nnodes && !valid; n++)
-		valid = rep_valid(&h->rep[n]);
+		valid = rep_valid(data_rep(h, n));
 	os_mutex_unlock(&h->lock);
 	return valid;
 }
@@ -97,7 +97,7 @@ int data_make_children(starpu_data_handle_t h, struct starpu_data_filter *f, uns
 		       starpu_data_handle_t *children, const char *fn)
 {
 	unsigned node = data_view_node(h);
-	void *father = h->rep[node].interface;
+	void *father = data_rep(h, node)->interface;
 	char why[256];
 	if (data_filter_validate(f, father, nparts, why, sizeof(why)))
 	{
@@ -143,9 +143,16 @@ int data_make_children(starpu_data_handle_t h, struct starpu_data_filter *f, uns
 			break;
 		}
 		ops->register_data_handle(c, node, tmp);
-		c->rep[node].allocated = 1;
-		c->rep[node].allocated_by_runtime = 0;
-		c->rep[node].state = REP_OWNER;
+		if (data_handle_publish(c))
+		{
+			data_handle_free(c);
+			ret = -ENOMEM;
+			break;
+		}
+		struct data_replicate *view = data_rep(c, node);
+		view->allocated = 1;
+		view->allocated_by_runtime = 0;
+		view->state = REP_OWNER;
 		c->parent = h;
 		c->child_index = made;
 		c->plan_id = plan_id;
@@ -158,7 +165,7 @@ int data_make_children(starpu_data_handle_t h, struct starpu_data_filter *f, uns
 	}
 	free(tmp);
 	os_mutex_lock(&h->lock);
-	h->rep[node].refcnt += made;
+	data_rep(h, node)->refcnt += made;
 	h->nrefs += made;
 	os_mutex_unlock(&h->lock);
 	if (ret)
@@ -177,7 +184,7 @@ void data_child_gone(starpu_data_handle_t c)
 	unsigned node = data_view_node(h);
 	int free_parent = 0, released;
 	os_mutex_lock(&h->lock);
-	released = --h->rep[node].refcnt == 0;
+	released = --data_rep(h, node)->refcnt == 0;
 	free_parent = data_unref_locked(h);
 	os_mutex_unlock(&h->lock);
 	if (released)

@@ -134,9 +134,22 @@ void data_lookup_fini(void)
 /* Registration numbers (struct starpu_data_state.order). */
 static _Atomic uint64_t handles_registered;
 
+/* Interfaces are laid out after the replicates, each aligned as malloc
+ * would align it. */
+static size_t iface_stride(const struct starpu_data_interface_ops *ops)
+{
+	return (ops->interface_size + _Alignof(max_align_t) - 1) & ~(_Alignof(max_align_t) - 1);
+}
+
 starpu_data_handle_t data_handle_new(struct starpu_data_interface_ops *ops, int home_node)
 {
-	struct starpu_data_state *h = calloc(1, sizeof(*h));
+	/* One block: the handle, a replicate per existing node, their
+	 * interfaces and the spare interface (data.h). */
+	unsigned nrep = __atomic_load_n(&mem_nnodes, __ATOMIC_ACQUIRE);
+	size_t stride = iface_stride(ops);
+	size_t head = sizeof(struct starpu_data_state) + nrep * sizeof(struct data_replicate);
+	head = (head + _Alignof(max_align_t) - 1) & ~(_Alignof(max_align_t) - 1);
+	struct starpu_data_state *h = calloc(1, head + (nrep + 1) * stride);
 	if (!h)
 		return NULL;
 	h->order = atomic_fetch_add(&handles_registered, 1) + 1;
@@ -147,28 +160,97 @@ starpu_data_handle_t data_handle_new(struct starpu_data_interface_ops *ops, int 
 	h->seq_consistency = atomic_load(&default_seq_consistency);
 	h->ooc = 1;
 	h->important = 1;
-	for (unsigned node = 0; node < STARPU_MAXNODES; node++)
+	h->nrep = nrep;
+	char *ifaces = (char *) h + head;
+	for (unsigned node = 0; node < nrep; node++)
 	{
 		h->rep[node].handle = h;
 		h->rep[node].node = node;
-	}
-	/* Every possible node gets an interface (register_data_handle
-	 * callbacks fill all STARPU_MAXNODES, and disks may be added after
-	 * the data is registered): one block, rep[0]'s first, each entry
-	 * aligned as malloc would align it. */
-	size_t stride = (ops->interface_size + _Alignof(max_align_t) - 1) & ~(_Alignof(max_align_t) - 1);
-	char *ifaces = calloc(STARPU_MAXNODES, stride);
-	if (!ifaces)
-	{
-		os_cond_destroy(&h->busy_cond);
-		os_mutex_destroy(&h->lock);
-		free(h);
-		return NULL;
-	}
-	for (unsigned node = 0; node < STARPU_MAXNODES; node++)
 		h->rep[node].interface = ifaces + node * stride;
+	}
+	h->iface_spare = ifaces + nrep * stride;
 	h->magic = DATA_MAGIC;
 	return h;
+}
+
+/* The live handles (data.h): a leaf lock, nothing taken under it but
+ * malloc. */
+static os_mutex_t live_lock = OS_MUTEX_INITIALIZER;
+static struct starpu_data_state *live_head;
+
+/* Gives h the replicates of the nodes from h->nrep to STARPU_MAXNODES (live
+ * lock held, or h not yet visible). 0 or -ENOMEM. */
+static int handle_grow(struct starpu_data_state *h)
+{
+	if (h->late)
+		return 0;
+	unsigned n = STARPU_MAXNODES - h->nrep;
+	size_t stride = iface_stride(h->ops);
+	size_t head = n * sizeof(struct data_replicate);
+	head = (head + _Alignof(max_align_t) - 1) & ~(_Alignof(max_align_t) - 1);
+	struct data_replicate *late = calloc(1, head + n * stride);
+	if (!late)
+		return -ENOMEM;
+	char *ifaces = (char *) late + head;
+	for (unsigned i = 0; i < n; i++)
+	{
+		late[i].handle = h;
+		late[i].node = h->nrep + i;
+		late[i].interface = ifaces + i * stride;
+		memcpy(late[i].interface, h->iface_spare, h->ops->interface_size);
+	}
+	/* Release: handle_iface reads it without the live lock. */
+	__atomic_store_n(&h->late, late, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int data_handle_publish(starpu_data_handle_t h)
+{
+	os_mutex_lock(&live_lock);
+	/* A disk added since data_handle_new: this handle was not listed. */
+	int ret = __atomic_load_n(&mem_nnodes, __ATOMIC_ACQUIRE) > h->nrep ? handle_grow(h) : 0;
+	if (ret == 0)
+	{
+		h->all_next = live_head;
+		if (live_head)
+			live_head->all_prev = h;
+		live_head = h;
+		h->listed = 1;
+	}
+	os_mutex_unlock(&live_lock);
+	return ret;
+}
+
+int data_handles_grow(unsigned node)
+{
+	os_mutex_lock(&live_lock);
+	for (struct starpu_data_state *h = live_head; h; h = h->all_next)
+		if (node >= h->nrep && handle_grow(h))
+		{
+			os_mutex_unlock(&live_lock);
+			return -ENOMEM;
+		}
+	return 0;
+}
+
+void data_handles_unlock(void)
+{
+	os_mutex_unlock(&live_lock);
+}
+
+static void handle_unlist(struct starpu_data_state *h)
+{
+	if (!h->listed)
+		return;
+	os_mutex_lock(&live_lock);
+	if (h->all_prev)
+		h->all_prev->all_next = h->all_next;
+	else
+		live_head = h->all_next;
+	if (h->all_next)
+		h->all_next->all_prev = h->all_prev;
+	h->listed = 0;
+	os_mutex_unlock(&live_lock);
 }
 
 void data_register_common(starpu_data_handle_t *handleptr, int home_node, void *data_interface, struct starpu_data_interface_ops *ops)
@@ -203,11 +285,18 @@ void data_register_common(starpu_data_handle_t *handleptr, int home_node, void *
 	/* With home_node -1, (unsigned) -1 matches no node: every replicate
 	 * gets the shape of data_interface but no buffer. */
 	ops->register_data_handle(h, (unsigned) home_node, data_interface);
+	if (data_handle_publish(h))
+	{
+		rt_error("starpu_data_register: out of memory");
+		data_handle_free(h);
+		return;
+	}
 	if (home_node >= 0)
 	{
-		h->rep[home_node].allocated = 1;
-		h->rep[home_node].state = REP_OWNER;
-		void *key = ops->to_pointer ? ops->to_pointer(h->rep[home_node].interface, (unsigned) home_node) : NULL;
+		struct data_replicate *home = data_rep(h, (unsigned) home_node);
+		home->allocated = 1;
+		home->state = REP_OWNER;
+		void *key = ops->to_pointer ? ops->to_pointer(home->interface, (unsigned) home_node) : NULL;
 		if (key && mem_nodes[home_node].kind == STARPU_CPU_RAM)
 			lookup_insert(key, h);
 	}
@@ -230,7 +319,7 @@ void starpu_data_register_same(starpu_data_handle_t *handledst, starpu_data_hand
 	}
 	/* Same shape, no data: the new handle is allocated on first write. */
 	int template_node = handlesrc->home_node >= 0 ? handlesrc->home_node : 0;
-	data_register_common(handledst, -1, handlesrc->rep[template_node].interface, handlesrc->ops);
+	data_register_common(handledst, -1, data_rep(handlesrc, (unsigned) template_node)->interface, handlesrc->ops);
 }
 
 int data_ptr_register(starpu_data_handle_t handle, unsigned node, const char *fn)
@@ -241,7 +330,7 @@ int data_ptr_register(starpu_data_handle_t handle, unsigned node, const char *fn
 		return -EINVAL;
 	}
 	os_mutex_lock(&handle->lock);
-	struct data_replicate *r = &handle->rep[node];
+	struct data_replicate *r = data_rep(handle, node);
 	int ret = 0;
 	if (r->allocated)
 	{
@@ -299,6 +388,7 @@ static void quarantine_flush(void)
 
 void data_handle_free(starpu_data_handle_t h)
 {
+	handle_unlist(h);
 	if (h->parent)
 		data_child_gone(h);
 	lookup_remove(h);
@@ -306,9 +396,12 @@ void data_handle_free(starpu_data_handle_t h)
 	data_redux_free(h);
 	data_implicit_free(h);
 	os_mutex_lock(&h->lock);
-	for (unsigned node = 0; node < mem_nnodes; node++)
+	/* A handle that failed to publish may lack a late node's replicate
+	 * (it has no buffer there). */
+	unsigned nnodes = h->late || mem_nnodes < h->nrep ? mem_nnodes : h->nrep;
+	for (unsigned node = 0; node < nnodes; node++)
 	{
-		struct data_replicate *r = &h->rep[node];
+		struct data_replicate *r = data_rep(h, node);
 		if (r->allocated && r->allocated_by_runtime)
 			data_free_replicate(h, node);
 		else if (r->in_lru)
@@ -318,9 +411,8 @@ void data_handle_free(starpu_data_handle_t h)
 	if (h->ops->unregister_data_handle)
 		h->ops->unregister_data_handle(h);
 	h->magic = 0;
-	free(h->rep[0].interface);	/* the block of all the nodes' interfaces */
-	for (unsigned node = 0; node < STARPU_MAXNODES; node++)
-		h->rep[node].interface = NULL;
+	free(h->late);
+	h->late = NULL;
 	free(h->name);
 	free(h->children);
 	os_cond_destroy(&h->busy_cond);
@@ -449,7 +541,7 @@ static void invalidate_now(starpu_data_handle_t h)
 	os_mutex_lock(&h->lock);
 	for (unsigned node = 0; node < mem_nnodes; node++)
 	{
-		struct data_replicate *r = &h->rep[node];
+		struct data_replicate *r = data_rep(h, node);
 		if (r->transferring)
 			r->stale = 1;
 		r->state = REP_INVALID;
@@ -525,7 +617,7 @@ void starpu_data_query_status(starpu_data_handle_t handle, int memory_node, int 
 		return;
 	}
 	os_mutex_lock(&handle->lock);
-	struct data_replicate *r = &handle->rep[memory_node];
+	struct data_replicate *r = data_rep(handle, memory_node);
 	if (is_allocated)
 		*is_allocated = r->allocated;
 	if (is_valid)
@@ -578,7 +670,7 @@ static void fetch_now(starpu_data_handle_t h, unsigned node)
 		os_mutex_lock(&h->lock);
 	}
 	if (!ret)
-		data_lru_touch(&h->rep[node]);
+		data_lru_touch(data_rep(h, node));
 	os_mutex_unlock(&h->lock);
 	if (ret)
 		rt_error("starpu_data_fetch_on_node: handle %p could not be brought to node %u (%d)", (void *) h, node, ret);
@@ -673,8 +765,8 @@ void starpu_data_wont_use(starpu_data_handle_t handle)
 	handle->wont_use = 1;
 	/* First in line for eviction, on every node. */
 	for (unsigned node = 0; node < mem_nnodes; node++)
-		if (handle->rep[node].in_lru)
-			data_lru_touch(&handle->rep[node]);
+		if (data_rep(handle, node)->in_lru)
+			data_lru_touch(data_rep(handle, node));
 	os_mutex_unlock(&handle->lock);
 	/* Write it home when idle, so that eviction is then free. */
 	if (handle->home_node >= 0)
@@ -819,11 +911,22 @@ void *starpu_data_get_user_data(starpu_data_handle_t handle)
 	return data_handle_valid(handle) ? handle->user_data : NULL;
 }
 
+/* The interface of node (< STARPU_MAXNODES): its replicate's, or the spare
+ * one for a node that does not exist (yet): register and unregister
+ * callbacks walk all STARPU_MAXNODES. */
+static void *handle_iface(starpu_data_handle_t h, unsigned node)
+{
+	if (node < h->nrep)
+		return h->rep[node].interface;
+	struct data_replicate *late = __atomic_load_n(&h->late, __ATOMIC_ACQUIRE);
+	return late ? late[node - h->nrep].interface : h->iface_spare;
+}
+
 void *starpu_data_get_interface_on_node(starpu_data_handle_t handle, unsigned memory_node)
 {
 	if (!data_handle_valid(handle) || memory_node >= STARPU_MAXNODES)
 		return NULL;
-	return handle->rep[memory_node].interface;
+	return handle_iface(handle, memory_node);
 }
 
 void *data_accessor_iface(starpu_data_handle_t handle, unsigned node)
@@ -832,17 +935,17 @@ void *data_accessor_iface(starpu_data_handle_t handle, unsigned node)
 	 * stale handle reads as empty data instead of crashing. */
 	static _Alignas(64) const char dead[512];
 	if (data_handle_valid(handle) && node < STARPU_MAXNODES)
-		return handle->rep[node].interface;
+		return handle_iface(handle, node);
 	rt_error("data accessor: handle %p is not registered (used after starpu_data_unregister?)", (void *) handle);
 	return (void *) dead;
 }
 
 void *starpu_data_handle_to_pointer(starpu_data_handle_t handle, unsigned node)
 {
-	if (!data_handle_valid(handle) || node >= mem_nnodes || !handle->rep[node].allocated)
+	if (!data_handle_valid(handle) || node >= mem_nnodes || !data_rep(handle, node)->allocated)
 		return NULL;
 	if (handle->ops->to_pointer)
-		return handle->ops->to_pointer(handle->rep[node].interface, node);
+		return handle->ops->to_pointer(data_rep(handle, node)->interface, node);
 	if (handle->ops->handle_to_pointer)
 		return handle->ops->handle_to_pointer(handle, node);
 	return NULL;
@@ -852,7 +955,7 @@ int starpu_data_pointer_is_inside(starpu_data_handle_t handle, unsigned node, vo
 {
 	if (!data_handle_valid(handle) || node >= mem_nnodes || !handle->ops->pointer_is_inside)
 		return 0;
-	return handle->ops->pointer_is_inside(handle->rep[node].interface, node, ptr);
+	return handle->ops->pointer_is_inside(data_rep(handle, node)->interface, node, ptr);
 }
 
 void *starpu_data_get_local_ptr(starpu_data_handle_t handle)

@@ -154,7 +154,7 @@ ssize_t mem_cache_flush_locked(unsigned node, ssize_t bytes)
 
 void data_free_replicate(starpu_data_handle_t h, unsigned node)
 {
-	struct data_replicate *r = &h->rep[node];
+	struct data_replicate *r = data_rep(h, node);
 	if (!r->allocated)
 		return;
 	if (r->allocated_by_runtime)
@@ -200,7 +200,7 @@ void data_free_replicate(starpu_data_handle_t h, unsigned node)
  * freed, or -1 if nowhere. */
 static int write_back_target(starpu_data_handle_t h, unsigned node)
 {
-	if (h->home_node >= 0 && (unsigned) h->home_node != node && h->rep[h->home_node].allocated)
+	if (h->home_node >= 0 && (unsigned) h->home_node != node && data_rep(h, h->home_node)->allocated)
 		return h->home_node;
 	if (h->ooc && starpu_disk_swap_node >= 0 && (unsigned) starpu_disk_swap_node != node)
 		return starpu_disk_swap_node;
@@ -209,10 +209,10 @@ static int write_back_target(starpu_data_handle_t h, unsigned node)
 
 static int is_only_valid_copy(starpu_data_handle_t h, unsigned node)
 {
-	if (h->rep[node].state == REP_INVALID)
+	if (data_rep(h, node)->state == REP_INVALID)
 		return 0;
 	for (unsigned m = 0; m < mem_nnodes; m++)
-		if (m != node && rep_valid(&h->rep[m]))
+		if (m != node && rep_valid(data_rep(h, m)))
 			return 0;
 	return 1;
 }
@@ -379,7 +379,7 @@ static int no_room(starpu_data_handle_t self, unsigned node, size_t size, ssize_
 /* quiet: a failure is no error of its own (eviction trying a write-back). */
 static int allocate_replicate(starpu_data_handle_t h, unsigned node, int quiet)
 {
-	struct data_replicate *r = &h->rep[node];
+	struct data_replicate *r = data_rep(h, node);
 	while (r->allocating)
 		os_cond_wait(&h->busy_cond, &h->lock);
 	if (r->allocated)

@@ -88,9 +88,17 @@ int memory_node_add(enum starpu_node_kind kind, int devid, const struct drv_node
 	snprintf(n->name, sizeof(n->name), "%s", name);
 	os_mutex_init(&n->lock);
 	os_cond_init(&n->released);
-	/* Publish after the node is complete: handles created from now on
-	 * get a replicate for it. */
+	/* Publish after the node is complete and every live handle has a
+	 * replicate for it; handles created from now on are sized for it. */
+	if (data_handles_grow(id))
+	{
+		os_cond_destroy(&n->released);
+		os_mutex_destroy(&n->lock);
+		rt_error("cannot add memory node %s: out of memory for the data handles' replicates (-ENOMEM)", name);
+		return -ENOMEM;
+	}
 	__atomic_store_n(&mem_nnodes, id + 1, __ATOMIC_RELEASE);
+	data_handles_unlock();
 	for (unsigned i = 0; i < id; i++)
 	{
 		double bw, lat;

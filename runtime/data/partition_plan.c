@@ -98,7 +98,7 @@ void starpu_data_partition_plan(starpu_data_handle_t initial_handle, struct star
 	unsigned node = data_view_node(h);
 	os_mutex_lock(&h->lock);
 	int ret;
-	while ((ret = h->rep[node].allocated ? 0 : data_allocate_replicate(h, node)) == -EAGAIN)
+	while ((ret = data_rep(h, node)->allocated ? 0 : data_allocate_replicate(h, node)) == -EAGAIN)
 	{
 		os_mutex_unlock(&h->lock);
 		data_wait_memory(node);
@@ -152,7 +152,7 @@ static void make_valid_on(starpu_data_handle_t h, unsigned node, int only_if_wri
 		int valid = 0;
 		os_mutex_lock(&h->lock);
 		for (unsigned n = 0; n < mem_nnodes && !valid; n++)
-			valid = rep_valid(&h->rep[n]);
+			valid = rep_valid(data_rep(h, n));
 		os_mutex_unlock(&h->lock);
 		if (!valid)
 			return;

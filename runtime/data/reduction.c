@@ -78,7 +78,7 @@ int data_redux_contribution(starpu_data_handle_t h, int workerid, unsigned node,
 	iface = malloc(h->ops->interface_size);
 	if (!iface)
 		return -ENOMEM;
-	memcpy(iface, h->rep[node].interface, h->ops->interface_size);
+	memcpy(iface, data_rep(h, node)->interface, h->ops->interface_size);
 	int ret = data_allocate_private(h, iface, node);
 	if (ret)
 	{

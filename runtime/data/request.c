@@ -57,7 +57,7 @@ int data_prefetch(starpu_data_handle_t h, unsigned node, int idle)
 	if (!r)
 		return -ENOMEM;
 	os_mutex_lock(&h->lock);
-	struct data_replicate *rep = &h->rep[node];
+	struct data_replicate *rep = data_rep(h, node);
 	if (rep_valid(rep) || rep->requested || rep->transferring)
 	{
 		os_mutex_unlock(&h->lock);
@@ -93,7 +93,7 @@ static void run_request(struct request *r, unsigned node)
 	starpu_data_handle_t h = r->handle;
 	int free_handle = 0;
 	os_mutex_lock(&h->lock);
-	struct data_replicate *rep = &h->rep[node];
+	struct data_replicate *rep = data_rep(h, node);
 	rep->requested = 0;
 	if (!rep_valid(rep) && !rep->transferring && !rep->allocating)
 	{

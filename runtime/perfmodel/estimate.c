@@ -11,6 +11,7 @@
 #include "perfmodel/perfmodel.h"
 #include "core/rt.h"
 #include "data/data.h"
+#include "data/memory.h"
 
 #include <math.h>
 
@@ -167,20 +168,20 @@ double starpu_perfmodel_history_based_expected_perf(struct starpu_perfmodel *mod
 
 double starpu_data_expected_transfer_time(starpu_data_handle_t handle, unsigned memory_node, enum starpu_data_access_mode mode)
 {
-	if (!data_handle_valid(handle) || memory_node >= STARPU_MAXNODES)
+	if (!data_handle_valid(handle) || memory_node >= mem_nnodes)
 		return 0.0;
 	/* Written only: nothing to bring in. */
 	if (!(mode & STARPU_R))
 		return 0.0;
 	os_mutex_lock(&handle->lock);
-	int valid_here = handle->rep[memory_node].state != REP_INVALID;
+	int valid_here = data_rep(handle, memory_node)->state != REP_INVALID;
 	int src = -1;
 	if (!valid_here)
 	{
-		if (handle->home_node >= 0 && handle->rep[handle->home_node].state != REP_INVALID)
+		if (handle->home_node >= 0 && data_rep(handle, handle->home_node)->state != REP_INVALID)
 			src = handle->home_node;
-		for (unsigned n = 0; src < 0 && n < STARPU_MAXNODES; n++)
-			if (handle->rep[n].state != REP_INVALID)
+		for (unsigned n = 0; src < 0 && n < mem_nnodes; n++)
+			if (data_rep(handle, n)->state != REP_INVALID)
 				src = (int) n;
 	}
 	os_mutex_unlock(&handle->lock);

@@ -183,7 +183,16 @@ static void test_wont_use_evicted_first(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir2));
 	int disk2 = starpu_disk_register(&starpu_disk_unistd_ops, dir2, 64 * MIB);
 	CU_ASSERT_FATAL(disk2 > disk_node);
+	/* The handles predate that disk: their replicate there is made when
+	 * it is added, shaped like the data, without a buffer. */
+	struct starpu_vector_interface *there = starpu_data_get_interface_on_node(h[5], (unsigned) disk2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(there);
+	CU_ASSERT_EQUAL(there->nx, ELEMS);
+	CU_ASSERT_EQUAL(there->elemsize, sizeof(int));
+	CU_ASSERT_EQUAL(there->ptr, 0);
+	CU_ASSERT_EQUAL(starpu_data_is_on_node(h[5], (unsigned) disk2), 0);
 	CU_ASSERT_EQUAL(starpu_data_fetch_on_node(h[5], (unsigned) disk2, 0), 0);
+	CU_ASSERT_NOT_EQUAL(there->ptr, 0);
 	CU_ASSERT_NOT_EQUAL(starpu_data_is_on_node(h[5], (unsigned) disk2), 0);
 	CU_ASSERT_NOT_EQUAL(starpu_data_is_on_node(h[5], STARPU_MAIN_RAM), 0);
 	rmdir(dir2);	/* its swap file is already unlinked */
