@@ -104,6 +104,7 @@ static void execute_job(struct worker *w, struct job *job)
 	{
 		/* A policy handed us a task we cannot run: give it back. */
 		rt_error("worker %s was given task '%s' it cannot run; pushing it back", w->name, starpu_task_get_name(task));
+		trace_on_pop_refused(w);
 		sched_job_done(job);
 		sched_push_job(job);
 		return;

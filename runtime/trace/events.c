@@ -215,6 +215,11 @@ void trace_tag_dep_slow(starpu_tag_t tag, starpu_tag_t dep)
 		tb_tag_dep(b, tag, dep);
 }
 
+void trace_pop_refused_slow(struct worker *w)
+{
+	wobs[w->id].popped = 0;
+}
+
 void trace_pop_slow(struct worker *w, struct job *job)
 {
 	struct worker_obs *o = &wobs[w->id];

@@ -90,6 +90,7 @@ void trace_dep_slow(struct job *pred, struct job *succ, int end_dep);
 void trace_ghost_dep_slow(uint64_t pred, struct job *succ);
 void trace_tag_dep_slow(starpu_tag_t tag, starpu_tag_t dep);
 void trace_pop_slow(struct worker *w, struct job *job);
+void trace_pop_refused_slow(struct worker *w);
 void trace_exec_end_slow(struct worker *w, struct job *job, int failed);
 void trace_terminate_slow(struct job *job);
 void trace_idle_slow(struct worker *w, uint64_t start, int found);
@@ -143,6 +144,14 @@ static inline void trace_on_pop(struct worker *w, struct job *job)
 {
 	if (trace_on())
 		trace_pop_slow(w, job);
+}
+
+/* w gives back the task it popped (it cannot run it): the next pop is not
+ * the one its last idle span ended with. */
+static inline void trace_on_pop_refused(struct worker *w)
+{
+	if (trace_on())
+		trace_pop_refused_slow(w);
 }
 
 /* Input data is ready on w's node; the kernel starts. */

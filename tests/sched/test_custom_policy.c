@@ -95,6 +95,10 @@ static int my_push(struct starpu_task *task)
 }
 
 static void mark_popped(struct starpu_task *task);	/* test bookkeeping, below */
+/* Set: the next pop on worker 0 ignores what the worker can run, and the
+ * other workers leave picky_cl's tasks to it until then (below). */
+static atomic_int careless_pop;
+static struct starpu_codelet picky_cl;
 
 static struct starpu_task *my_pop(unsigned sched_ctx_id)
 {
@@ -104,10 +108,13 @@ static struct starpu_task *my_pop(unsigned sched_ctx_id)
 		atomic_fetch_add(&n_ctx_mismatch, 1);
 
 	pthread_mutex_lock(&f->lock);
-	/* The first task (from the chosen end) this worker can run. */
+	/* The first task (from the chosen end) this worker can run; a
+	 * careless pop gives worker 0 the first one, runnable or not. */
 	struct starpu_task *task = pop_from_back ? starpu_task_list_back(&f->list)
 						 : starpu_task_list_begin(&f->list);
-	while (task && !starpu_worker_can_execute_task_first_impl(worker, task, NULL))
+	int careless = worker == 0 && task && task->cl == &picky_cl && atomic_exchange(&careless_pop, 0);
+	while (task && !careless && (!starpu_worker_can_execute_task_first_impl(worker, task, NULL) ||
+				     (task->cl == &picky_cl && atomic_load(&careless_pop))))
 		task = pop_from_back ? task->prev : starpu_task_list_next(task);
 	if (task)
 	{
@@ -177,6 +184,31 @@ static struct starpu_codelet chain_cl =
 	.nbuffers = 1,
 	.modes = { STARPU_RW },
 	.name = "custom_chain",
+};
+
+/* Runs on worker 1 only. */
+static atomic_int picky_ran_on = -1;
+
+static void picky_cpu(void *buffers[], void *arg)
+{
+	(void) buffers;
+	(void) arg;
+	atomic_store(&picky_ran_on, starpu_worker_get_id());
+}
+
+static int picky_can_execute(unsigned workerid, struct starpu_task *task, unsigned nimpl)
+{
+	(void) task;
+	(void) nimpl;
+	return workerid == 1;
+}
+
+static struct starpu_codelet picky_cl =
+{
+	.cpu_funcs = { picky_cpu },
+	.can_execute = picky_can_execute,
+	.nbuffers = 0,
+	.name = "picky",
 };
 
 static void mark_popped(struct starpu_task *task)
@@ -332,6 +364,34 @@ static void test_lifo_order(void)
 	check_order(1);
 }
 
+/* A policy that hands a worker a task it cannot run: the worker reports it,
+ * gives the task back to the policy (pushed again), and another worker runs
+ * it; nothing is lost and the run goes on. */
+static void test_pop_task_worker_cannot_run(void)
+{
+	reset_counters();
+	atomic_store(&picky_ran_on, -1);
+	atomic_store(&careless_pop, 1);
+	CU_ASSERT_EQUAL_FATAL(start_custom(2), 0);
+	vtest_capture_stderr_begin();
+	struct starpu_task *t = starpu_task_create();
+	t->cl = &picky_cl;
+	CU_ASSERT_EQUAL(starpu_task_submit(t), 0);
+	CU_ASSERT_EQUAL(starpu_task_wait_for_all(), 0);
+	const char *msg = vtest_capture_stderr_end();
+	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "was given task 'picky' it cannot run"));
+	CU_ASSERT_EQUAL(atomic_load(&careless_pop), 0);
+	CU_ASSERT_EQUAL(atomic_load(&picky_ran_on), 1);
+	CU_ASSERT_EQUAL(atomic_load(&n_push), 2);	/* submitted, then given back */
+	CU_ASSERT_EQUAL(atomic_load(&n_pop), 2);
+	/* Later tasks are not affected. */
+	submit_work(50);
+	CU_ASSERT_EQUAL(starpu_task_wait_for_all(), 0);
+	CU_ASSERT_EQUAL(atomic_load(&n_exec), 50);
+	CU_ASSERT_EQUAL(atomic_load(&n_not_popped), 0);
+	starpu_shutdown();
+}
+
 /* StarPU 1.3.10, given an unknown policy name, prints a warning on stderr
  * ("scheduling policy ... was not found", even with STARPU_SILENT set) and
  * falls back to its default policy (lws); starpu_init still returns 0. We
@@ -362,6 +422,7 @@ static const struct vtest_case custom_cases[] =
 	{ "fifo_order", test_fifo_order },
 	{ "lifo_order", test_lifo_order },
 	{ "nonexistent_policy_name", test_nonexistent_policy_name },
+	{ "pop_task_worker_cannot_run", test_pop_task_worker_cannot_run },
 	VTEST_END
 };
 
