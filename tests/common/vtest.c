@@ -3,6 +3,7 @@
 #include "vtest.h"
 
 #include <CUnit/Basic.h>
+#include <starpu.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,4 +164,22 @@ void vtest_env_restore(void)
 		free(saved_env[i].value);
 	}
 	nsaved_env = 0;
+}
+
+int vtest_start_cpus(int ncpus)
+{
+	struct starpu_conf conf;
+	starpu_conf_init(&conf);
+	conf.ncpus = ncpus;
+	conf.ncuda = 0;
+	conf.nopencl = 0;
+	conf.precedence_over_environment_variables = 1;
+	return starpu_init(&conf) == 0 ? 0 : -1;
+}
+
+int vtest_stop(void)
+{
+	starpu_task_wait_for_all();
+	starpu_shutdown();
+	return 0;
 }

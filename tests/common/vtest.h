@@ -52,4 +52,11 @@ void vtest_sleep_ms(long ms);
 void vtest_setenv(const char *name, const char *value);
 void vtest_env_restore(void);
 
+/* Suite set-up and clean-up for programs that want the runtime on ncpus CPU
+ * workers and nothing else (no GPU, the environment's settings ignored):
+ * vtest_start_cpus returns 0, or -1 if starpu_init failed; vtest_stop
+ * waits for every task, shuts the runtime down and returns 0. */
+int vtest_start_cpus(int ncpus);
+int vtest_stop(void);
+
 #endif

@@ -20,21 +20,9 @@
 
 static int suite_init(void)
 {
-	struct starpu_conf conf;
-	starpu_conf_init(&conf);
-	conf.ncpus = 2;
-	conf.ncuda = 0;
-	conf.nopencl = 0;
-	conf.precedence_over_environment_variables = 1;
-	return starpu_init(&conf) == 0 ? 0 : -1;
+	return vtest_start_cpus(2);
 }
 
-static int suite_clean(void)
-{
-	starpu_task_wait_for_all();
-	starpu_shutdown();
-	return 0;
-}
 
 /* Submits cl on the given handles (modes from the codelet) with cl_arg. */
 static int submit(struct starpu_codelet *cl, void *arg, int nh, starpu_data_handle_t *h)
@@ -449,7 +437,7 @@ static const struct vtest_case data_cases[] =
 
 static const struct vtest_suite suites[] =
 {
-	{ "data_minimal", suite_init, suite_clean, data_cases },
+	{ "data_minimal", suite_init, vtest_stop, data_cases },
 	{ NULL, NULL, NULL, NULL }
 };
 

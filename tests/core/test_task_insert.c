@@ -23,21 +23,9 @@
 
 static int suite_init(void)
 {
-	struct starpu_conf conf;
-	starpu_conf_init(&conf);
-	conf.ncpus = 2;
-	conf.ncuda = 0;
-	conf.nopencl = 0;
-	conf.precedence_over_environment_variables = 1;
-	return starpu_init(&conf) == 0 ? 0 : -1;
+	return vtest_start_cpus(2);
 }
 
-static int suite_clean(void)
-{
-	starpu_task_wait_for_all();
-	starpu_shutdown();
-	return 0;
-}
 
 /* ---- data access modes ------------------------------------------------- */
 
@@ -910,8 +898,8 @@ static const struct vtest_case arg_cases[] =
 
 static const struct vtest_suite suites[] =
 {
-	{ "insert_data", suite_init, suite_clean, data_cases },
-	{ "insert_args", suite_init, suite_clean, arg_cases },
+	{ "insert_data", suite_init, vtest_stop, data_cases },
+	{ "insert_args", suite_init, vtest_stop, arg_cases },
 	{ NULL, NULL, NULL, NULL }
 };
 

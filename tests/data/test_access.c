@@ -21,21 +21,9 @@
 
 static int suite_init(void)
 {
-	struct starpu_conf conf;
-	starpu_conf_init(&conf);
-	conf.ncpus = 2;
-	conf.ncuda = 0;
-	conf.nopencl = 0;
-	conf.precedence_over_environment_variables = 1;
-	return starpu_init(&conf) == 0 ? 0 : -1;
+	return vtest_start_cpus(2);
 }
 
-static int suite_clean(void)
-{
-	starpu_task_wait_for_all();
-	starpu_shutdown();
-	return 0;
-}
 
 /* A task of cl on handles h[0..n) with cl_arg; modes from the codelet. */
 static struct starpu_task *make_task(struct starpu_codelet *cl, void *arg, int n, starpu_data_handle_t *h)
@@ -687,7 +675,7 @@ static const struct vtest_case access_cases[] =
 
 static const struct vtest_suite suites[] =
 {
-	{ "access", suite_init, suite_clean, access_cases },
+	{ "access", suite_init, vtest_stop, access_cases },
 	{ NULL, NULL, NULL, NULL }
 };
 

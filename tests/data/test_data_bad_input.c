@@ -25,21 +25,9 @@
 
 static int suite_init(void)
 {
-	struct starpu_conf conf;
-	starpu_conf_init(&conf);
-	conf.ncpus = 1;
-	conf.ncuda = 0;
-	conf.nopencl = 0;
-	conf.precedence_over_environment_variables = 1;
-	return starpu_init(&conf) == 0 ? 0 : -1;
+	return vtest_start_cpus(1);
 }
 
-static int suite_clean(void)
-{
-	starpu_task_wait_for_all();
-	starpu_shutdown();
-	return 0;
-}
 
 static void inc_cpu(void *buffers[], void *cl_arg)
 {
@@ -492,7 +480,7 @@ static const struct vtest_case cases[] =
 
 static const struct vtest_suite suites[] =
 {
-	{ "data_bad_input", suite_init, suite_clean, cases },
+	{ "data_bad_input", suite_init, vtest_stop, cases },
 	{ "data_environment", NULL, NULL, env_cases },
 	{ NULL, NULL, NULL, NULL }
 };

@@ -93,19 +93,12 @@ static char disk_dir[64];
 
 static int suite_init(void)
 {
-	struct starpu_conf conf;
-	starpu_conf_init(&conf);
-	conf.ncpus = 1;
-	conf.ncuda = 0;
-	conf.nopencl = 0;
-	conf.precedence_over_environment_variables = 1;
-	return starpu_init(&conf) == 0 ? 0 : -1;
+	return vtest_start_cpus(1);
 }
 
 static int suite_clean(void)
 {
-	starpu_task_wait_for_all();
-	starpu_shutdown();
+	vtest_stop();
 	if (disk_dir[0])
 		rmdir(disk_dir);
 	return 0;
