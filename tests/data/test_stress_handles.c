@@ -115,17 +115,6 @@ static struct starpu_codelet zero_cl = { .cpu_funcs = { zero_cpu }, .nbuffers = 
 static struct starpu_codelet add_cl = { .cpu_funcs = { add_cpu }, .nbuffers = 2, .modes = { STARPU_RW, STARPU_R } };
 static struct starpu_codelet init_cl = { .cpu_funcs = { init_cpu }, .nbuffers = 1, .modes = { STARPU_W } };
 
-static int start(int ncpus)
-{
-	struct starpu_conf conf;
-	starpu_conf_init(&conf);
-	conf.ncpus = ncpus;
-	conf.ncuda = 0;
-	conf.nopencl = 0;
-	conf.precedence_over_environment_variables = 1;
-	return starpu_init(&conf);
-}
-
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void) st;
@@ -137,14 +126,14 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 static int init_small(void)
 {
 	elems = 1;
-	return start(2) ? -1 : 0;
+	return vtest_start_cpus(2);
 }
 
 static int init_ooc(void)
 {
 	elems = 512;	/* 4 KiB per handle, 40 MiB in all, through 16 MiB of RAM */
 	vtest_setenv("STARPU_LIMIT_CPU_MEM", "16");
-	if (start(2))
+	if (vtest_start_cpus(2))
 		return -1;
 	strcpy(disk_dir, "/tmp/vela-stress-XXXXXX");
 	if (!mkdtemp(disk_dir))
