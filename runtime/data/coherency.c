@@ -60,9 +60,10 @@ static int pick_source(starpu_data_handle_t h, unsigned dst)
 	int best = -1, best_score = -1;
 	for (unsigned n = 0; n < mem_nnodes; n++)
 	{
-		if (n == dst || !rep_valid(data_rep(h, n)))
+		const struct data_replicate *r = data_rep(h, n);
+		if (n == dst || !rep_valid(r))
 			continue;
-		int score = (direct_copy(n, dst) ? 4 : 0) + (data_rep(h, n)->state == REP_OWNER ? 2 : 0) +
+		int score = (direct_copy(n, dst) ? 4 : 0) + (r->state == REP_OWNER ? 2 : 0) +
 			    (mem_nodes[n].kind == STARPU_CPU_RAM ? 1 : 0);
 		if (score > best_score)
 		{
@@ -409,7 +410,8 @@ int data_write_back_home(starpu_data_handle_t h)
 		return 0;
 	os_mutex_lock(&h->lock);
 	int ret = 0;
-	if (data_rep(h, h->home_node)->allocated && !rep_valid(data_rep(h, h->home_node)))
+	struct data_replicate *home = data_rep(h, (unsigned) h->home_node);
+	if (home->allocated && !rep_valid(home))
 		ret = data_make_valid_locked_nopin(h, (unsigned) h->home_node);
 	os_mutex_unlock(&h->lock);
 	return ret;

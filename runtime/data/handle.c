@@ -136,9 +136,9 @@ static _Atomic uint64_t handles_registered;
 
 /* Interfaces are laid out after the replicates, each aligned as malloc
  * would align it. */
-static size_t iface_stride(const struct starpu_data_interface_ops *ops)
+static size_t align_max(size_t bytes)
 {
-	return (ops->interface_size + _Alignof(max_align_t) - 1) & ~(_Alignof(max_align_t) - 1);
+	return (bytes + _Alignof(max_align_t) - 1) & ~(_Alignof(max_align_t) - 1);
 }
 
 starpu_data_handle_t data_handle_new(struct starpu_data_interface_ops *ops, int home_node)
@@ -146,9 +146,8 @@ starpu_data_handle_t data_handle_new(struct starpu_data_interface_ops *ops, int 
 	/* One block: the handle, a replicate per existing node, their
 	 * interfaces and the spare interface (data.h). */
 	unsigned nrep = __atomic_load_n(&mem_nnodes, __ATOMIC_ACQUIRE);
-	size_t stride = iface_stride(ops);
-	size_t head = sizeof(struct starpu_data_state) + nrep * sizeof(struct data_replicate);
-	head = (head + _Alignof(max_align_t) - 1) & ~(_Alignof(max_align_t) - 1);
+	size_t stride = align_max(ops->interface_size);
+	size_t head = align_max(sizeof(struct starpu_data_state) + nrep * sizeof(struct data_replicate));
 	struct starpu_data_state *h = calloc(1, head + (nrep + 1) * stride);
 	if (!h)
 		return NULL;
@@ -185,9 +184,8 @@ static int handle_grow(struct starpu_data_state *h)
 	if (h->late)
 		return 0;
 	unsigned n = STARPU_MAXNODES - h->nrep;
-	size_t stride = iface_stride(h->ops);
-	size_t head = n * sizeof(struct data_replicate);
-	head = (head + _Alignof(max_align_t) - 1) & ~(_Alignof(max_align_t) - 1);
+	size_t stride = align_max(h->ops->interface_size);
+	size_t head = align_max(n * sizeof(struct data_replicate));
 	struct data_replicate *late = calloc(1, head + n * stride);
 	if (!late)
 		return -ENOMEM;
@@ -398,7 +396,7 @@ void data_handle_free(starpu_data_handle_t h)
 	os_mutex_lock(&h->lock);
 	/* A handle that failed to publish may lack a late node's replicate
 	 * (it has no buffer there). */
-	unsigned nnodes = h->late || mem_nnodes < h->nrep ? mem_nnodes : h->nrep;
+	unsigned nnodes = h->late ? mem_nnodes : STARPU_MIN(mem_nnodes, h->nrep);
 	for (unsigned node = 0; node < nnodes; node++)
 	{
 		struct data_replicate *r = data_rep(h, node);
@@ -765,8 +763,11 @@ void starpu_data_wont_use(starpu_data_handle_t handle)
 	handle->wont_use = 1;
 	/* First in line for eviction, on every node. */
 	for (unsigned node = 0; node < mem_nnodes; node++)
-		if (data_rep(handle, node)->in_lru)
-			data_lru_touch(data_rep(handle, node));
+	{
+		struct data_replicate *r = data_rep(handle, node);
+		if (r->in_lru)
+			data_lru_touch(r);
+	}
 	os_mutex_unlock(&handle->lock);
 	/* Write it home when idle, so that eviction is then free. */
 	if (handle->home_node >= 0)
@@ -942,10 +943,13 @@ void *data_accessor_iface(starpu_data_handle_t handle, unsigned node)
 
 void *starpu_data_handle_to_pointer(starpu_data_handle_t handle, unsigned node)
 {
-	if (!data_handle_valid(handle) || node >= mem_nnodes || !data_rep(handle, node)->allocated)
+	if (!data_handle_valid(handle) || node >= mem_nnodes)
+		return NULL;
+	struct data_replicate *r = data_rep(handle, node);
+	if (!r->allocated)
 		return NULL;
 	if (handle->ops->to_pointer)
-		return handle->ops->to_pointer(data_rep(handle, node)->interface, node);
+		return handle->ops->to_pointer(r->interface, node);
 	if (handle->ops->handle_to_pointer)
 		return handle->ops->handle_to_pointer(handle, node);
 	return NULL;

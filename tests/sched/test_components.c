@@ -564,6 +564,20 @@ static void count(void *buffers[], void *arg)
 
 static struct starpu_codelet cl_count = { .cpu_funcs = { count }, .nbuffers = 0, .name = "count" };
 
+/* Submits n tasks of cl_count, waits for them, checks that all ran. */
+static void run_counted(int n)
+{
+	atomic_store(&ran, 0);
+	for (int i = 0; i < n; i++)
+	{
+		struct starpu_task *task = starpu_task_create();
+		task->cl = &cl_count;
+		CU_ASSERT(starpu_task_submit(task) == 0);
+	}
+	starpu_task_wait_for_all();
+	CU_ASSERT_EQUAL(atomic_load(&ran), n);
+}
+
 static void test_bad_tree_no_worker_runs_anyway(void)
 {
 	vtest_capture_stderr_begin();
@@ -571,15 +585,7 @@ static void test_bad_tree_no_worker_runs_anyway(void)
 	const char *err = vtest_capture_stderr_end();
 	CU_ASSERT_FATAL(ret == 0);
 	CU_ASSERT(strstr(err, "component 'eager' has no children and is not a worker component") != NULL);
-	atomic_store(&ran, 0);
-	for (int i = 0; i < 50; i++)
-	{
-		struct starpu_task *task = starpu_task_create();
-		task->cl = &cl_count;
-		CU_ASSERT(starpu_task_submit(task) == 0);
-	}
-	starpu_task_wait_for_all();
-	CU_ASSERT(atomic_load(&ran) == 50);
+	run_counted(50);
 	starpu_shutdown();
 }
 
@@ -763,15 +769,7 @@ static void test_area_drained_reservoir_runs(void)
 	const char *err = vtest_capture_stderr_end();
 	CU_ASSERT_FATAL(ret == 0);
 	CU_ASSERT(strstr(err, "invalid") == NULL);
-	atomic_store(&ran, 0);
-	for (int i = 0; i < 50; i++)
-	{
-		struct starpu_task *task = starpu_task_create();
-		task->cl = &cl_count;
-		CU_ASSERT(starpu_task_submit(task) == 0);
-	}
-	starpu_task_wait_for_all();
-	CU_ASSERT(atomic_load(&ran) == 50);
+	run_counted(50);
 	starpu_shutdown();
 }
 
@@ -794,15 +792,7 @@ static void test_area_builtin_trees_valid(void)
 		if (strstr(err, "is invalid"))
 			fprintf(stderr, "%s: %s", name, err);
 		CU_ASSERT(strstr(err, "is invalid") == NULL);
-		atomic_store(&ran, 0);
-		for (int k = 0; k < 20; k++)
-		{
-			struct starpu_task *task = starpu_task_create();
-			task->cl = &cl_count;
-			CU_ASSERT(starpu_task_submit(task) == 0);
-		}
-		starpu_task_wait_for_all();
-		CU_ASSERT(atomic_load(&ran) == 20);
+		run_counted(20);
 		starpu_shutdown();
 	}
 	CU_ASSERT(ntree >= 5);
@@ -1145,15 +1135,7 @@ static struct starpu_sched_policy hier_policy = TREE_TEST_POLICY(hier_init, "vte
 static void test_make_scheduler_runs(void)
 {
 	CU_ASSERT_FATAL(start(NULL, &hier_policy, 4) == 0);
-	atomic_store(&ran, 0);
-	for (int i = 0; i < 200; i++)
-	{
-		struct starpu_task *task = starpu_task_create();
-		task->cl = &cl_count;
-		CU_ASSERT(starpu_task_submit(task) == 0);
-	}
-	starpu_task_wait_for_all();
-	CU_ASSERT_EQUAL(atomic_load(&ran), 200);
+	run_counted(200);
 	starpu_shutdown();
 }
 
