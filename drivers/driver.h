@@ -23,6 +23,20 @@
  * asynchronously with async non-NULL, completed later through test/wait.
  * The data layer reaches nodes only through these (data/memory.c).
  *
+ * Devices (GPUs, OpenCL devices) share one asynchronous layer, whatever
+ * their kind; their backends in drivers/<kind>/ are thin:
+ *   - a device kind (struct drv_device_kind) finds the devices this run
+ *     drives and gives their workers and memory nodes their drivers;
+ *   - copies in flight: a device node's copy, given a struct drv_async,
+ *     queues the copy and returns -EAGAIN; test/wait complete it. The data
+ *     layer keeps several per node and completes them from the worker
+ *     loop (data/transfer.c);
+ *   - tasks in flight: a device worker's execute may return -EAGAIN when
+ *     it queued the kernel without waiting (STARPU_*_ASYNC codelets); the
+ *     worker then records an event (event_record) and goes on with the
+ *     next task, up to its pipeline's depth (STARPU_<KIND>_PIPELINE); the
+ *     task ends when its event does (device.c).
+ *
  * The tables are versioned: new methods are appended, NULL means absent.
  */
 #ifndef VELA_DRIVER_H
@@ -33,8 +47,9 @@
 
 struct worker;
 struct job;
+struct drv_async;
 
-#define DRV_OPS_VERSION 1
+#define DRV_OPS_VERSION 2
 
 struct drv_ops
 {
@@ -46,6 +61,13 @@ struct drv_ops
 	int (*deinit)(struct worker *w);
 	int (*run)(struct worker *w);
 	int (*execute)(struct worker *w, struct job *j);
+	/* Devices (version 2). After execute returned -EAGAIN: an event
+	 * marking the end of what w queued so far. test: 1 done, 0 not yet,
+	 * <0 failed; wait: 0 or <0; release frees the event. */
+	void *(*event_record)(struct worker *w);
+	int (*event_test)(void *ev);
+	int (*event_wait)(void *ev);
+	void (*event_release)(void *ev);
 };
 
 struct drv_node_ops
@@ -63,13 +85,89 @@ struct drv_node_ops
 		      uintptr_t dst, size_t dst_offset, unsigned dst_node,
 		      size_t blocksize, size_t numblocks, size_t ld_src, size_t ld_dst,
 		      void *async);
+	/* async: the struct drv_async given to copy. test: 1 done, 0 not
+	 * yet, <0 failed; wait: 0 or <0. Once they report the end, the
+	 * driver's event is released and async->event is NULL. */
 	int (*test)(void *async);
 	int (*wait)(void *async);
 	/* Capacity in bytes, or -1 if unknown. */
 	ssize_t (*total_memory)(unsigned node);
 	/* Releases the node's state at shutdown. */
 	void (*unplug)(unsigned node);
+	/* Devices (version 2): copies an interface between this kind of node
+	 * and another with the interface's own methods for that pair of
+	 * kinds (ram_to_opencl, opencl_to_ram_async, ...), the way StarPU
+	 * picks them; async as for copy. -ENOSYS: the interface has none,
+	 * the data layer then uses any_to_any. */
+	int (*copy_interface)(const struct starpu_data_copy_methods *m, void *src_interface, unsigned src_node,
+			      void *dst_interface, unsigned dst_node, struct drv_async *async);
 };
+
+/* A copy in flight: what interfaces' copy methods receive as async_data
+ * when the data layer lets a copy run asynchronously. A node driver that
+ * queues a copy sets event (its own, e.g. a cl_event) and returns -EAGAIN;
+ * several copies of one interface (a CSR's three arrays) go to the same
+ * in-order queue, so the driver keeps only the last one's event. */
+struct drv_async
+{
+	const struct drv_node_ops *ops;	/* the driver that queued it (set by starpu_interface_copy) */
+	void *event;			/* that driver's; NULL: nothing queued */
+	size_t bytes;			/* bytes of the copies queued (observers) */
+	uint64_t start;			/* trace stamp of the first */
+};
+
+/* One device found by a device kind's setup. */
+struct drv_device
+{
+	int devid;			/* among the run's devices of its kind */
+	ssize_t memsize;		/* bytes of device memory, -1 if unknown */
+	char name[48];			/* the device's own name, for worker names */
+};
+
+/* A kind of device (drivers/<kind>/). setup finds the devices this run
+ * drives, as the configuration and the environment say, prepares them
+ * and returns how many (at most max), or a negative errno with a message;
+ * teardown releases them after the workers stopped. The workers of these
+ * devices run worker_ops, their memory nodes node_ops; pipeline_env names
+ * the variable giving how many tasks a worker keeps in flight. */
+struct drv_device_kind
+{
+	unsigned version;
+	const char *name;		/* "OpenCL", "CUDA" */
+	enum starpu_worker_archtype arch;
+	enum starpu_node_kind node_kind;
+	const struct drv_ops *worker_ops;
+	const struct drv_node_ops *node_ops;
+	const char *pipeline_env;
+	unsigned pipeline_default;
+	int (*setup)(const struct starpu_conf *conf, struct drv_device *out, unsigned max);
+	void (*teardown)(void);
+};
+
+/* The device kinds built in, in StarPU's worker order (CUDA, then
+ * OpenCL); NULL-terminated (device.c). */
+extern const struct drv_device_kind *const drv_device_kinds[];
+
+/* Device workers' pipelines (device.c). drv_pipeline_init sizes w's from
+ * its kind's variable (0: no pipeline, every task waited for). */
+int drv_pipeline_init(struct worker *w, const struct drv_device_kind *kind);
+void drv_pipeline_fini(struct worker *w);
+/* Queues a launched job with the event ending it. */
+void drv_pipeline_push(struct worker *w, struct job *j, void *ev);
+/* Ends the jobs whose events are done (oldest first, stopping at the first
+ * one not done); with wait, waits for the oldest first. Returns how many
+ * ended. */
+int drv_pipeline_progress(struct worker *w, int wait);
+/* Ends every job in flight on w (before waiting for memory, or measuring
+ * a task alone). */
+void drv_pipeline_drain(struct worker *w);
+/* Jobs in flight on w (0 for workers without a pipeline); whether its
+ * pipeline is full. */
+unsigned drv_pipeline_busy(const struct worker *w);
+int drv_pipeline_full(const struct worker *w);
+/* Ends a job after its kernel: observers, policy hooks, data release,
+ * termination (driver_loop.c). */
+void drv_job_end(struct worker *w, struct job *j, int ret);
 
 /* Real drivers. */
 extern const struct drv_ops drv_cpu_ops;

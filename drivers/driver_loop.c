@@ -67,8 +67,9 @@ static struct starpu_task *worker_idle(struct worker *w)
 	atomic_thread_fence(memory_order_seq_cst);
 
 	struct starpu_task *task = pop(w);
-	/* Data requests count as work too (a prefetch wakes us like a task). */
-	int progressed = !task && data_progress_for_worker(w->memory_node, 1);
+	/* Data requests count as work too (a prefetch wakes us like a task),
+	 * and copies in flight into our node keep us up: we end them. */
+	int progressed = !task && (data_progress_for_worker(w->memory_node, 1) || data_xfer_pending(w->memory_node));
 
 	uint64_t slept = 0;
 	os_mutex_lock(&w->sched_mutex);
@@ -146,9 +147,12 @@ static void execute_job(struct worker *w, struct job *job)
 		t->current_task = task;
 		t->in_codelet = 1;
 		/* Calibration: time the kernel alone when its model learns from
-		 * measurements (perfmodel/perfmodel.h; never in simulation). */
+		 * measurements (perfmodel/perfmodel.h; never in simulation). A
+		 * device runs it with nothing else in flight. */
 		sched_pre_exec(w, job);
 		int measure = pm_measure_wanted(job, w);
+		if (measure && w->pipeline)
+			drv_pipeline_drain(w);
 		double start = measure ? os_now_us() : 0.0;
 		if (w->arch != STARPU_CPU_WORKER)
 			sim_cost(SIM_COST_DEV_QUEUE, 1);	/* simulation: queueing the kernel */
@@ -158,11 +162,26 @@ static void execute_job(struct worker *w, struct job *job)
 		/* FORKJOIN: only the master runs the kernel, which forks its own
 		 * threads; SPMD: every member runs it. */
 		ret = w->drv->execute(w, job);
+		if (ret == -EAGAIN)
+		{
+			/* Queued on a device: it ends with the event recorded
+			 * after it, waited for now when it is being measured. */
+			void *ev = w->drv->event_record(w);
+			t->in_codelet = 0;
+			t->current_task = NULL;
+			w->current_task = NULL;
+			if (!measure && ev && w->pipeline)
+			{
+				drv_pipeline_push(w, job, ev);
+				return;
+			}
+			ret = ev ? w->drv->event_wait(ev) : -EIO;
+			if (ev)
+				w->drv->event_release(ev);
+		}
 		if (cw)
 			team_wait_parts(&team);
 		double elapsed = measure ? os_now_us() - start : 0.0;
-		trace_on_exec_end(w, job, ret != 0);	/* observers: kernel done */
-		sched_post_exec(w, job);
 		if (measure && !ret)
 		{
 			/* A team's time calibrates the combined worker's arch. */
@@ -174,12 +193,43 @@ static void execute_job(struct worker *w, struct job *job)
 		t->in_codelet = 0;
 		t->current_task = NULL;
 		w->current_task = NULL;
-		if (ret)
-			rt_error("task '%s' failed on %s (%d)", starpu_task_get_name(task), w->name, ret);
-		data_job_done_on_node(job, w->memory_node);
+		if (cw)
+		{
+			trace_on_exec_end(w, job, ret != 0);	/* observers: kernel done */
+			sched_post_exec(w, job);
+			if (ret)
+				rt_error("task '%s' failed on %s (%d)", starpu_task_get_name(task), w->name, ret);
+			data_job_done_on_node(job, w->memory_node);
+			team_release(&team);
+			sched_job_done(job);
+			w->executed++;
+			if (task->cl)
+				task->cl->per_worker_stats[w->id]++;
+			job_term_release(job);
+			return;
+		}
+		drv_job_end(w, job, ret);
+		return;
 	}
 	if (cw)
 		team_release(&team);
+	/* Done with its context's policy (hooks included): from here on the
+	 * context may be deleted. */
+	sched_job_done(job);
+	w->executed++;
+	if (task->cl)
+		task->cl->per_worker_stats[w->id]++;
+	job_term_release(job);
+}
+
+void drv_job_end(struct worker *w, struct job *job, int ret)
+{
+	struct starpu_task *task = job->task;
+	trace_on_exec_end(w, job, ret != 0);	/* observers: kernel done */
+	sched_post_exec(w, job);
+	if (ret)
+		rt_error("task '%s' failed on %s (%d)", starpu_task_get_name(task), w->name, ret);
+	data_job_done_on_node(job, w->memory_node);
 	/* Done with its context's policy (hooks included): from here on the
 	 * context may be deleted. */
 	sched_job_done(job);
@@ -267,10 +317,18 @@ static int run_once(struct worker *w, int may_sleep)
 			return 0;
 		wait_if_paused(w);
 	}
-	struct starpu_task *task = pop(w);
+	/* A device: end the tasks whose kernels are done, and take a new one
+	 * only while there is room in the pipeline. */
+	if (drv_pipeline_busy(w))
+		drv_pipeline_progress(w, 0);
+	struct starpu_task *task = drv_pipeline_full(w) ? NULL : pop(w);
 	int from_poll = 0;
 	/* No task: move data ahead of need (prefetches, idle ones too). */
 	if (!task && data_progress_for_worker(w->memory_node, 1))
+		return 0;
+	/* Nothing new to start: wait for what is in flight rather than sleep
+	 * (tasks on the device, copies into our node). */
+	if (!task && (drv_pipeline_progress(w, 1) || data_xfer_progress(w->memory_node, 1)))
 		return 0;
 	uint64_t idle = !task && may_sleep ? trace_stamp() : 0;
 	if (!task && may_sleep && !os_is_simulated())
@@ -325,6 +383,7 @@ static int worker_start(struct worker *w)
 
 static void worker_stop(struct worker *w)
 {
+	drv_pipeline_drain(w);
 	if (w->drv->deinit)
 		w->drv->deinit(w);
 	atomic_store(&w->status, WS_STOPPED);

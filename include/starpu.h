@@ -13,6 +13,9 @@
 #include <stdio.h>
 
 #include <starpu_config.h>
+#if defined(STARPU_USE_OPENCL) && !defined(__CUDACC__)
+#include <starpu_opencl.h>
+#endif
 #include <starpu_util.h>
 #include <starpu_thread.h>
 #include <starpu_thread_util.h>

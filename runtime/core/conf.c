@@ -130,7 +130,7 @@ int conf_parse_cpuid_list(const char *var, const char *s, unsigned *ids, unsigne
 		{
 			if (n == max_ids)
 			{
-				rt_error("starpu_init: %s='%s' lists more than %u processing units", var, s, max_ids);
+				rt_error("starpu_init: %s='%s' lists more than %u entries (-EINVAL)", var, s, max_ids);
 				return -EINVAL;
 			}
 			if (v > 1000000)
@@ -172,7 +172,7 @@ int conf_resolve(struct starpu_conf *out, const struct starpu_conf *user)
 	ret |= env_int("STARPU_NCPUS", &out->ncpus, prec, STARPU_MAXCPUS);
 	ret |= env_int("STARPU_NCPU", &out->ncpus, prec, STARPU_MAXCPUS);
 	ret |= env_int("STARPU_RESERVE_NCPU", &out->reserve_ncpus, prec, STARPU_MAXCPUS);
-	/* Devices: only simulated ones exist so far (workers.c). */
+	/* Devices (workers.c; real ones: drivers/<kind>/). */
 	ret |= env_int("STARPU_NCUDA", &out->ncuda, prec, STARPU_MAXCUDADEVS);
 	ret |= env_int("STARPU_NOPENCL", &out->nopencl, prec, STARPU_MAXOPENCLDEVS);
 	ret |= env_int("STARPU_CALIBRATE", &out->calibrate, prec, 2);
@@ -240,6 +240,24 @@ int conf_resolve(struct starpu_conf *out, const struct starpu_conf *user)
 		if (conf_parse_cpuid_list("STARPU_WORKERS_CPUID", cpuid, out->workers_bindid, STARPU_NMAXWORKERS, &n))
 			return -EINVAL;
 		out->use_explicit_workers_bindid = n;
+	}
+
+	/* Which devices of each kind to drive, by device number. */
+	const char *oclid = getenv("STARPU_WORKERS_OPENCLID");
+	if (oclid && !(prec && out->use_explicit_workers_opencl_gpuid))
+	{
+		unsigned n;
+		if (conf_parse_cpuid_list("STARPU_WORKERS_OPENCLID", oclid, out->workers_opencl_gpuid, STARPU_MAXOPENCLDEVS, &n))
+			return -EINVAL;
+		out->use_explicit_workers_opencl_gpuid = n;
+	}
+	const char *cudaid = getenv("STARPU_WORKERS_CUDAID");
+	if (cudaid && !(prec && out->use_explicit_workers_cuda_gpuid))
+	{
+		unsigned n;
+		if (conf_parse_cpuid_list("STARPU_WORKERS_CUDAID", cudaid, out->workers_cuda_gpuid, STARPU_MAXCUDADEVS, &n))
+			return -EINVAL;
+		out->use_explicit_workers_cuda_gpuid = n;
 	}
 
 	const char *minp = getenv("STARPU_MIN_PRIO"), *maxp = getenv("STARPU_MAX_PRIO");

@@ -139,6 +139,7 @@ fail_workers:
 	workers_teardown();
 fail_nodes:
 	memory_nodes_teardown();
+	workers_devices_teardown();
 fail_conf:
 	atomic_store(&rt.state, RT_DOWN);
 	os_mutex_unlock(&init_mutex);
@@ -214,6 +215,7 @@ void starpu_shutdown(void)
 	combined_teardown();
 	workers_teardown();
 	memory_nodes_teardown();
+	workers_devices_teardown();
 	data_lookup_fini();
 	rt_thread_release();
 	os_cond_destroy(&rt.submit_cond);

@@ -42,6 +42,8 @@ struct device_spec
 	int devid;
 	unsigned node;
 	const struct drv_ops *drv;
+	const struct drv_device_kind *kind;	/* real devices: their kind; NULL when simulated */
+	char devname[48];			/* real devices: the device's own name */
 };
 
 static enum starpu_node_kind node_kind_of(enum starpu_worker_archtype arch)
@@ -67,13 +69,54 @@ static unsigned devices_wanted(int conf_n, unsigned avail, const char *what, con
 	return (unsigned) conf_n;
 }
 
+/* Real devices: each kind built in (drivers/driver.h) finds its own, as
+ * conf and the environment say; CUDA first, then OpenCL, as StarPU orders
+ * workers. */
+static int real_devices_setup(const struct starpu_conf *conf, struct device_spec *out, unsigned max)
+{
+	unsigned n = 0;
+	for (const struct drv_device_kind *const *k = drv_device_kinds; *k && n < max; k++)
+	{
+		struct drv_device found[STARPU_MAXOPENCLDEVS > STARPU_MAXCUDADEVS ? STARPU_MAXOPENCLDEVS : STARPU_MAXCUDADEVS];
+		unsigned room = max - n < sizeof(found) / sizeof(found[0]) ? max - n : sizeof(found) / sizeof(found[0]);
+		int nfound = (*k)->setup(conf, found, room);
+		if (nfound < 0)
+			return nfound;
+		for (int i = 0; i < nfound; i++)
+		{
+			char name[32];
+			snprintf(name, sizeof(name), "%s %d", (*k)->name, found[i].devid);
+			int node = memory_node_add((*k)->node_kind, found[i].devid, (*k)->node_ops, NULL, found[i].memsize, name);
+			if (node < 0)
+				return node;
+			out[n].arch = (*k)->arch;
+			out[n].devid = found[i].devid;
+			out[n].node = (unsigned) node;
+			out[n].drv = (*k)->worker_ops;
+			out[n].kind = *k;
+			snprintf(out[n].devname, sizeof(out[n].devname), "%s", found[i].name);
+			n++;
+		}
+	}
+	return (int) n;
+}
+
+void workers_devices_teardown(void)
+{
+	for (const struct drv_device_kind *const *k = drv_device_kinds; *k; k++)
+		if ((*k)->teardown)
+			(*k)->teardown();
+}
+
 /* The devices this run uses, each with a memory node of its own, added
  * after RAM (node 0) in worker order. Simulated runs: the platform's
  * CUDA<k> and OpenCL<k> hosts, restricted by conf.ncuda / conf.nopencl
- * (STARPU_NCUDA / STARPU_NOPENCL); real runs: none yet (no GPU driver).
- * Returns the number of devices, or a negative errno. */
+ * (STARPU_NCUDA / STARPU_NOPENCL); real runs: the devices the drivers
+ * find. Returns the number of devices, or a negative errno. */
 static int devices_setup(const struct starpu_conf *conf, struct device_spec *out, unsigned max)
 {
+	if (!sim_running())
+		return real_devices_setup(conf, out, max);
 	struct sim_device sd[STARPU_MAXCUDADEVS + STARPU_MAXOPENCLDEVS];
 	unsigned nsd = sim_devices(sd, sizeof(sd) / sizeof(sd[0]));
 	if (nsd > sizeof(sd) / sizeof(sd[0]))
@@ -104,6 +147,8 @@ static int devices_setup(const struct starpu_conf *conf, struct device_spec *out
 		out[n].devid = sd[i].devid;
 		out[n].node = (unsigned) node;
 		out[n].drv = sim_device_driver(arch);
+		out[n].kind = NULL;
+		out[n].devname[0] = 0;
 		n++;
 	}
 	return (int) n;
@@ -132,6 +177,7 @@ static uint32_t arch_mask(enum starpu_worker_archtype arch);
  * real run today) CPU worker i is worker i, as before. */
 int workers_setup(void)
 {
+	int ret;
 	struct starpu_conf *conf = &rt.conf;
 	struct device_spec devs[STARPU_MAXCUDADEVS + STARPU_MAXOPENCLDEVS];
 	int ndevs = devices_setup(conf, devs, sizeof(devs) / sizeof(devs[0]));
@@ -191,9 +237,22 @@ int workers_setup(void)
 		w->bindid = -1;
 		w->hwloc_obj = NULL;
 		const char *kind = w->arch == STARPU_CUDA_WORKER ? "CUDA" : "OpenCL";
-		snprintf(w->name, sizeof(w->name), "%s %d", kind, w->devid);
+		/* Real devices say which device they drive, as StarPU's names do. */
+		if (devs[d].devname[0])
+			snprintf(w->name, sizeof(w->name), "%s %d (%.40s)", kind, w->devid, devs[d].devname);
+		else
+			snprintf(w->name, sizeof(w->name), "%s %d", kind, w->devid);
 		snprintf(w->short_name, sizeof(w->short_name), "%s%d", kind, w->devid);
 		rt.worker_mask |= arch_mask(w->arch);
+		if (devs[d].kind && (ret = drv_pipeline_init(w, devs[d].kind)))
+		{
+			for (int k = 0; k <= d; k++)
+				drv_pipeline_fini(&rt.workers[k]);
+			free(rt.workers);
+			rt.workers = NULL;
+			rt.nworkers = 0;
+			return ret;
+		}
 	}
 	for (int i = 0; i < ncpus; i++)
 	{
@@ -239,6 +298,7 @@ void workers_teardown(void)
 	for (unsigned i = 0; i < rt.nworkers; i++)
 	{
 		struct worker *w = &rt.workers[i];
+		drv_pipeline_fini(w);
 		os_cond_destroy(&w->sched_cond);
 		os_mutex_destroy(&w->sched_mutex);
 	}

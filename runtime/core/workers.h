@@ -34,6 +34,8 @@
 #include "core/rt.h"
 
 struct drv_ops;
+struct drv_device_kind;
+struct drv_pipeline;
 struct team;
 
 enum worker_status
@@ -115,6 +117,10 @@ struct worker
 	int driver_initialized;		/* app-driven: starpu_driver_init done */
 	struct rt_thread *app_tstate;	/* app-driven: the thread's own state, put back at deinit */
 	unsigned long executed;		/* tasks run, for statistics */
+	/* Devices: the kind, and the tasks in flight (drivers/device.c, owned
+	 * by the worker's thread); NULL for CPU workers. */
+	const struct drv_device_kind *device_kind;
+	struct drv_pipeline *pipeline;
 } __attribute__((aligned(64)));
 
 /* Idle workers (announced WS_SLEEP_PENDING or WS_SLEEPING), and workers
@@ -197,6 +203,8 @@ struct starpu_task *worker_pop_local(struct worker *w);
 /* Creates the worker table from the topology (init.c calls it). */
 int workers_setup(void);
 void workers_teardown(void);
+/* Releases the real devices (after their memory nodes are gone). */
+void workers_devices_teardown(void);
 
 /* Whether worker w can run implementation nimpl of task (where masks,
  * implementation present, can_execute). */

@@ -7,10 +7,9 @@
  * or eviction). A replicate in use is pinned (refcnt) so that eviction
  * leaves it alone.
  *
- * A copy runs with the handle's lock dropped; the destination is marked
- * transferring meanwhile (others wait on busy_cond), and marked stale if
- * the data is written elsewhere during the copy, in which case the copy's
- * result is discarded.
+ * Copies themselves, and those still in flight on devices, are
+ * transfer.c's: a thread that finds a replicate transferring ends the copy
+ * if it is in flight, else waits for whoever runs it (busy_cond).
  */
 #include "data/data.h"
 #include "data/memory.h"
@@ -18,115 +17,11 @@
 #include "core/rt.h"
 #include "core/sim_loader.h"
 #include "core/workers.h"
+#include "drivers/driver.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Whether src and dst can copy without going through RAM (memory.h). */
-static int direct_copy(unsigned src, unsigned dst)
-{
-	return mem_direct_copy(src, dst);
-}
-
-int data_copy_interface(starpu_data_handle_t h, unsigned src, unsigned dst)
-{
-	const struct starpu_data_copy_methods *m = h->ops->copy_methods;
-	void *si = data_rep(h, src)->interface, *di = data_rep(h, dst)->interface;
-	if (m && m->any_to_any)
-		return m->any_to_any(si, src, di, dst, NULL);
-	int ram_src = mem_nodes[src].kind == STARPU_CPU_RAM, ram_dst = mem_nodes[dst].kind == STARPU_CPU_RAM;
-	if (m && ram_src && ram_dst && m->ram_to_ram)
-		return m->ram_to_ram(si, src, di, dst);
-	/* Fallback for interfaces with only pack/unpack: through a packed
-	 * buffer in RAM (fine for RAM-side nodes). */
-	if (h->ops->pack_data && h->ops->unpack_data && ram_src && ram_dst)
-	{
-		void *buf;
-		starpu_ssize_t count;
-		int ret = h->ops->pack_data(h, src, &buf, &count);
-		if (ret)
-			return ret;
-		return h->ops->unpack_data(h, dst, buf, (size_t) count);
-	}
-	rt_error("data %p: interface '%s' has no copy method from node %u to node %u (-ENOSYS)",
-		 (void *) h, h->ops->name ? h->ops->name : "?", src, dst);
-	return -ENOSYS;
-}
-
-/* The best valid replicate to copy from into dst, or -1. */
-static int pick_source(starpu_data_handle_t h, unsigned dst)
-{
-	int best = -1, best_score = -1;
-	for (unsigned n = 0; n < mem_nnodes; n++)
-	{
-		const struct data_replicate *r = data_rep(h, n);
-		if (n == dst || !rep_valid(r))
-			continue;
-		int score = (direct_copy(n, dst) ? 4 : 0) + (r->state == REP_OWNER ? 2 : 0) +
-			    (mem_nodes[n].kind == STARPU_CPU_RAM ? 1 : 0);
-		if (score > best_score)
-		{
-			best = (int) n;
-			best_score = score;
-		}
-	}
-	return best;
-}
-
-static int ram_node_for(unsigned dst)
-{
-	(void) dst;
-	return STARPU_MAIN_RAM;	/* one RAM node until NUMA nodes exist */
-}
-
-int data_transfer_locked(starpu_data_handle_t h, unsigned dst)
-{
-	struct data_replicate *d = data_rep(h, dst);
-	int src = pick_source(h, dst);
-	if (src < 0)
-	{
-		/* Nothing valid anywhere: data registered with no home and
-		 * never written, read now. Its content is undefined. */
-		rt_warn("data %p is read before anything was written to it (registered with home node -1)", (void *) h);
-		d->state = REP_OWNER;
-		return 0;
-	}
-	if (!direct_copy((unsigned) src, dst))
-	{
-		/* Chain through RAM. */
-		unsigned ram = (unsigned) ram_node_for(dst);
-		int ret = data_make_valid_locked_nopin(h, ram);
-		if (ret)
-			return ret;
-		src = (int) ram;
-	}
-	struct data_replicate *s = data_rep(h, src);
-	s->refcnt++;
-	s->reading++;
-	d->transferring = 1;
-	d->stale = 0;
-	os_mutex_unlock(&h->lock);
-	sim_cost(SIM_COST_TRANSFER, 1);	/* simulation: setting the copy up */
-	int ret = data_copy_interface(h, (unsigned) src, dst);
-	os_mutex_lock(&h->lock);
-	s->refcnt--;
-	s->reading--;
-	d->transferring = 0;
-	if (ret == 0 && !d->stale)
-	{
-		d->state = REP_SHARED;
-		if (s->state == REP_OWNER)
-			s->state = REP_SHARED;
-	}
-	else if (ret)
-		rt_error("data %p: copy from node %u to node %u failed (%d)", (void *) h, (unsigned) src, dst, ret);
-	d->stale = 0;
-	os_cond_broadcast(&h->busy_cond);
-	if (!s->refcnt)
-		data_memory_released((unsigned) src);
-	return ret;
-}
 
 void data_invalidate_others_locked(starpu_data_handle_t h, unsigned node)
 {
@@ -150,7 +45,7 @@ int data_make_valid_locked_nopin(starpu_data_handle_t h, unsigned node)
 	{
 		if (r->transferring || r->allocating)
 		{
-			os_cond_wait(&h->busy_cond, &h->lock);
+			data_wait_busy_locked(h);
 			continue;
 		}
 		if (rep_valid(r))
@@ -185,7 +80,7 @@ static int make_valid_locked(starpu_data_handle_t h, unsigned node, enum starpu_
 			while (!ret && (r->transferring || r->allocating || !r->allocated))
 			{
 				if (r->transferring || r->allocating)
-					os_cond_wait(&h->busy_cond, &h->lock);
+					data_wait_busy_locked(h);
 				else
 					ret = data_allocate_replicate(h, node);
 			}
@@ -196,7 +91,7 @@ static int make_valid_locked(starpu_data_handle_t h, unsigned node, enum starpu_
 		 * (eviction, prefetch): they would read it half written. */
 		if (!(mode & (STARPU_W | STARPU_COMMUTE)) || !r->reading)
 			break;
-		os_cond_wait(&h->busy_cond, &h->lock);
+		data_wait_busy_locked(h);
 	}
 	if (mode & (STARPU_W | STARPU_COMMUTE))
 		data_invalidate_others_locked(h, node);
@@ -323,6 +218,16 @@ int data_fetch_for_job(struct job *job, unsigned node)
 	unsigned n = STARPU_TASK_GET_NBUFFERS(task);
 	void **ifaces = task->dyn_interfaces ? task->dyn_interfaces : task->interfaces;
 
+	/* A device queues the copies of every input at once: they overlap one
+	 * another and the kernels still running there. */
+	if (mem_copy_queues(STARPU_MAIN_RAM, node))
+		for (unsigned i = 0; i < job->nbuffers; i++)
+		{
+			struct job_buffer *b = &job->buffers[i];
+			if (coherent_buffer(b) && (b->mode & STARPU_R))
+				data_start_copy(b->handle, node);
+		}
+
 restart:
 	for (unsigned i = 0; i < job->nbuffers; i++)
 	{
@@ -345,6 +250,11 @@ restart:
 			/* The node is full of pinned data: let go of ours so that
 			 * other tasks can finish, wait, and start over. */
 			unpin_first(job, i, node);
+			/* A device worker's tasks in flight and the copies into
+			 * the node hold memory only ending them gives back. */
+			if (job->worker)
+				drv_pipeline_drain(job->worker);
+			data_xfer_progress(node, 1);
 			data_wait_memory(node);
 			goto restart;
 		}

@@ -235,9 +235,32 @@ int data_write_back_home(starpu_data_handle_t h);
 /* Invalidates every replicate but node's, which becomes OWNER. Caller
  * holds h->lock. */
 void data_invalidate_others_locked(starpu_data_handle_t h, unsigned node);
-/* Copies h into the replicate on dst from a valid one; h->lock held (it is
- * released during the copy). */
+
+/* ---- transfer.c */
+struct drv_async;
+/* Copies h into the replicate on dst (allocated, not valid) from a valid
+ * one; h->lock held (it is released during the copy). 0 or a negative
+ * errno. */
 int data_transfer_locked(starpu_data_handle_t h, unsigned dst);
+/* The same, but a device may keep the copy in flight: 1 then, 0 when it is
+ * done. */
+int data_transfer_start_locked(starpu_data_handle_t h, unsigned dst);
+/* Starts bringing h to node ahead of a task (allocating, evicting if
+ * needed) without waiting for the copy; 0 or a negative errno. No lock
+ * held. */
+int data_start_copy(starpu_data_handle_t h, unsigned node);
+/* Ends h's copies in flight, waiting for them (h->lock held, dropped
+ * meanwhile); returns how many. */
+int data_xfer_finish_locked(starpu_data_handle_t h);
+/* Waits for h's state to change (h->lock held): ends its copies in flight
+ * if there are, else sleeps on busy_cond. */
+void data_wait_busy_locked(starpu_data_handle_t h);
+/* Copies in flight into node; data_xfer_progress ends those done (with
+ * wait, the oldest after waiting for it if none is) and returns how many
+ * ended; data_xfer_fini ends them all (shutdown). */
+unsigned data_xfer_pending(unsigned node);
+int data_xfer_progress(unsigned node, int wait);
+void data_xfer_fini(void);
 
 /* ---- memalloc.c */
 /* Allocates h's replicate on node (from the cache, or by evicting least
@@ -360,7 +383,8 @@ void data_acquire_free(struct job *job);
 uint32_t data_hash_crc32(const void *buf, size_t len, uint32_t crc);
 uint32_t data_hash_u32(uint32_t value, uint32_t crc);
 /* The generic copy: through the interface's copy methods, between any two
- * nodes that can copy directly. */
-int data_copy_interface(starpu_data_handle_t h, unsigned src, unsigned dst);
+ * nodes that can copy directly; with async non-NULL a device may queue it
+ * (-EAGAIN, async->event set). */
+int data_copy_interface(starpu_data_handle_t h, unsigned src, unsigned dst, struct drv_async *async);
 
 #endif /* VELA_DATA_H */

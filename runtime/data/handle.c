@@ -482,7 +482,7 @@ static void unregister(starpu_data_handle_t h, int coherency, const char *fn)
 	os_mutex_lock(&h->lock);
 	h->unregister_waiting = 1;
 	while (h->nrefs > 0)
-		os_cond_wait(&h->busy_cond, &h->lock);
+		data_wait_busy_locked(h);	/* ends its copies in flight, if any */
 	if (h->acquisitions)
 	{
 		h->unregister_waiting = 0;

@@ -405,7 +405,7 @@ void starpu_free_on_node(unsigned dst_node, uintptr_t addr, size_t size)
  * the thread that needs the data or on the node's transfer thread:
  * request.c). One started asynchronously (-EAGAIN, for a caller that passed
  * async_data) is not complete yet and is not reported here. */
-static const struct drv_node_ops *copy_driver(unsigned src_node, unsigned dst_node)
+const struct drv_node_ops *mem_copy_ops(unsigned src_node, unsigned dst_node)
 {
 	if (src_node >= mem_nnodes || dst_node >= mem_nnodes)
 		return NULL;
@@ -414,17 +414,35 @@ static const struct drv_node_ops *copy_driver(unsigned src_node, unsigned dst_no
 	return mem_nodes[src_node].ops;
 }
 
+int mem_copy_queues(unsigned src_node, unsigned dst_node)
+{
+	const struct drv_node_ops *ops = mem_copy_ops(src_node, dst_node);
+	return ops && ops->test && ops->wait;
+}
+
+/* A copy the driver queued: the caller's drv_async learns who completes
+ * it and what it moves (observers see it when it ends: data/transfer.c). */
+static void queued(struct drv_async *a, const struct drv_node_ops *ops, size_t size, uint64_t t0)
+{
+	a->ops = ops;
+	a->bytes += size;
+	if (!a->start)
+		a->start = t0;
+}
+
 int starpu_interface_copy(uintptr_t src, size_t src_offset, unsigned src_node,
 			  uintptr_t dst, size_t dst_offset, unsigned dst_node,
 			  size_t size, void *async_data)
 {
-	const struct drv_node_ops *ops = copy_driver(src_node, dst_node);
+	const struct drv_node_ops *ops = mem_copy_ops(src_node, dst_node);
 	if (!ops)
 		return -EINVAL;
 	uint64_t t0 = trace_stamp();
 	int ret = ops->copy(src, src_offset, src_node, dst, dst_offset, dst_node, size, async_data);
 	if (ret == 0)
 		trace_on_transfer(src_node, dst_node, size, t0);	/* observers: a transfer, now complete */
+	else if (ret == -EAGAIN && async_data)
+		queued(async_data, ops, size, t0);
 	return ret;
 }
 
@@ -433,7 +451,7 @@ int starpu_interface_copy2d(uintptr_t src, size_t src_offset, unsigned src_node,
 			    size_t blocksize, size_t numblocks, size_t ld_src, size_t ld_dst,
 			    void *async_data)
 {
-	const struct drv_node_ops *ops = copy_driver(src_node, dst_node);
+	const struct drv_node_ops *ops = mem_copy_ops(src_node, dst_node);
 	if (!ops)
 		return -EINVAL;
 	uint64_t t0 = trace_stamp();
@@ -449,6 +467,8 @@ int starpu_interface_copy2d(uintptr_t src, size_t src_offset, unsigned src_node,
 			ret = ops->copy(src, src_offset + i * ld_src, src_node, dst, dst_offset + i * ld_dst, dst_node, blocksize, NULL);
 	if (ret == 0)
 		trace_on_transfer(src_node, dst_node, blocksize * numblocks, t0);	/* observers: a transfer, now complete */
+	else if (ret == -EAGAIN && async_data)
+		queued(async_data, ops, blocksize * numblocks, t0);
 	return ret;
 }
 

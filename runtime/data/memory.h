@@ -67,6 +67,11 @@ int memory_node_add(enum starpu_node_kind kind, int devid, const struct drv_node
  * hosts: the copy follows it, and the bus model predicts it so). */
 int mem_direct_copy(unsigned src, unsigned dst);
 
+/* The driver that copies between src and dst (the one that is not RAM),
+ * or NULL for a bad node; whether it can queue copies (devices). */
+const struct drv_node_ops *mem_copy_ops(unsigned src, unsigned dst);
+int mem_copy_queues(unsigned src, unsigned dst);
+
 /* Raw allocations on a node, through its driver, counted against its
  * limit: 0 when it does not fit or the driver fails. */
 uintptr_t mem_alloc(unsigned node, size_t size, int flags);

@@ -3,25 +3,25 @@
  * A prefetch is queued on its destination node and run by a worker that
  * makes transfers progress (the "data transfer processing" step of the
  * worker cycle, drivers/driver_loop.c): regular prefetches whenever a
- * worker looks for work, idle ones only when it has none. Device nodes
- * have a transfer thread of their own instead, which runs their queue
- * (regular prefetches first) as requests arrive: their copies then overlap
- * with the kernels of the device's worker, as a GPU's copy engine does.
- * That is what simulated devices need (a copy blocks the thread making it,
- * for the simulated transfer time: data/README.md), and it keeps the
- * data layer's one way of copying (synchronous, handle lock dropped,
- * destination marked transferring). A prefetch takes
+ * worker looks for work, idle ones only when it has none. A real device's
+ * worker starts the copy and goes on: its driver runs it in flight, and
+ * the worker ends it later (transfer.c), so copies overlap kernels.
+ * Simulated devices copy synchronously (a copy blocks the actor making it
+ * for the simulated transfer time: data/README.md), so their nodes have a
+ * transfer thread of their own instead, which runs their queue (regular
+ * prefetches first) as requests arrive, as a GPU's copy engine would.
+ * A prefetch takes
  * a buffer only if the node has room (it never evicts), holds a reference
  * on the handle so that it cannot be unregistered meanwhile, and needs no
  * access right: if the data is written while it is copied, the copy is
- * marked stale and dropped (coherency.c).
- */
+ * marked stale and dropped (transfer.c). */
 #include "data/data.h"
 #include "data/memory.h"
 #include "core/job.h"
 #include "core/rt.h"
 #include "core/sim_loader.h"
 #include "core/workers.h"
+#include "drivers/driver.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -109,8 +109,9 @@ static void run_request(struct request *r, unsigned node)
 				if (ret)
 					goto done;
 			}
-			if (rep->allocated && !rep_valid(rep))
-				data_transfer_locked(h, node);
+			/* A device takes the copy and runs it in flight. */
+			if (rep->allocated && !rep_valid(rep) && !rep->transferring)
+				data_transfer_start_locked(h, node);
 		}
 	}
 done:
@@ -166,8 +167,10 @@ int data_requests_start(void)
 {
 	for (unsigned node = 0; node < mem_nnodes; node++)
 	{
+		/* Devices whose driver queues copies need none: their worker
+		 * starts the copies and they run in flight (transfer.c). */
 		enum starpu_node_kind kind = mem_nodes[node].kind;
-		if (kind != STARPU_CUDA_RAM && kind != STARPU_OPENCL_RAM)
+		if ((kind != STARPU_CUDA_RAM && kind != STARPU_OPENCL_RAM) || mem_nodes[node].ops->test)
 			continue;
 		struct request_queue *q = &queues[node];
 		os_cond_init(&q->cond);
@@ -226,9 +229,11 @@ int data_progress(unsigned node, int idle)
 
 int data_progress_for_worker(unsigned node, int idle)
 {
+	/* Copies in flight into the node that are done. */
+	int ran = data_xfer_pending(node) ? data_xfer_progress(node, 0) : 0;
 	if (atomic_load_explicit(&npending, memory_order_relaxed) == 0)
-		return 0;
-	int ran = data_progress(node, idle);
+		return ran;
+	ran += data_progress(node, idle);
 	/* Nodes without workers (disks) are served by the RAM workers. */
 	if (mem_nodes[node].kind == STARPU_CPU_RAM)
 		for (unsigned n = 0; n < mem_nnodes; n++)
@@ -253,10 +258,12 @@ void data_requests_fini(void)
 		__atomic_store_n(&q->has_thread, 0, __ATOMIC_RELAXED);
 		os_cond_destroy(&q->cond);
 	}
-	/* Run what is left: each request holds a reference on its handle. */
+	/* Run what is left: each request holds a reference on its handle;
+	 * then end the copies still in flight. */
 	for (unsigned node = 0; node < mem_nnodes; node++)
 		while (data_progress(node, 1))
 			;
+	data_xfer_fini();
 }
 
 /* ------------------------------------------------------------------ */

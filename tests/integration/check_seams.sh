@@ -2,16 +2,23 @@
 # The seam rule of the design: runtime/ and drivers/ reach threads, clocks,
 # devices and the simulator only through the OS seam (runtime/os/) and the
 # driver seam (drivers/driver.h). Fails, listing the lines, if any file
-# outside runtime/os/ uses pthreads, a clock, SimGrid or a device API
-# directly, or switches on SimGrid at compile time.
+# outside runtime/os/ uses pthreads, a clock or SimGrid directly, switches
+# on SimGrid at compile time, or if a device API is called outside its own
+# backend (OpenCL in drivers/opencl/, CUDA in drivers/cuda/).
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 cd "$top_srcdir" || exit 1
-pattern='#[[:space:]]*include[[:space:]]*<pthread\.h>|clock_gettime[[:space:]]*\(|gettimeofday[[:space:]]*\(|#[[:space:]]*include[[:space:]]*<simgrid|sg_actor_|sg_mutex_|sg_cond_|sg_host_|simgrid_|xbt_|#[[:space:]]*if.*SIMGRID|cudaMalloc|cudaMemcpy|clEnqueue|clCreateBuffer|(^|[^_[:alnum:]])pthread_(mutex|cond|create|join|key)'
-hits=$(grep -rnE "$pattern" runtime drivers --include='*.c' --include='*.h' | grep -v '^runtime/os/')
+os='#[[:space:]]*include[[:space:]]*<pthread\.h>|clock_gettime[[:space:]]*\(|gettimeofday[[:space:]]*\(|#[[:space:]]*include[[:space:]]*<simgrid|sg_actor_|sg_mutex_|sg_cond_|sg_host_|simgrid_|xbt_|#[[:space:]]*if.*SIMGRID|(^|[^_[:alnum:]])pthread_(mutex|cond|create|join|key)'
+opencl='(^|[^_[:alnum:]])cl[A-Z][A-Za-z]+[[:space:]]*\(|#[[:space:]]*include[[:space:]]*<CL/'
+cuda='(^|[^_[:alnum:]])(cuda|cublas|cusolver)[A-Z][A-Za-z]*[[:space:]]*\(|#[[:space:]]*include[[:space:]]*<cuda'
+hits=$(grep -rnE "$os" runtime drivers --include='*.c' --include='*.h' | grep -v '^runtime/os/')
+hits="$hits
+$(grep -rnE "$opencl" runtime drivers --include='*.c' --include='*.h' | grep -v '^drivers/opencl/')
+$(grep -rnE "$cuda" runtime drivers --include='*.c' --include='*.h' | grep -v '^drivers/cuda/')"
+hits=$(printf '%s\n' "$hits" | sed '/^$/d')
 if [ -n "$hits" ]; then
 	echo "These lines bypass the OS or driver seam (see DESIGN.md, 'The two seams'):"
 	echo "$hits"
 	exit 1
 fi
-echo "seams respected: no direct pthread, clock, SimGrid or device call outside runtime/os"
+echo "seams respected: no direct pthread, clock or SimGrid call outside runtime/os, no device call outside its backend"
 exit 0

@@ -1,0 +1,138 @@
+/* device.c — what every kind of device shares: the table of device kinds
+ * built in, and the pipeline of tasks in flight on a device worker.
+ *
+ * A device worker queues a task's kernels and, when the codelet allows it
+ * (STARPU_*_ASYNC), goes on with the next task without waiting: the driver
+ * records an event after the kernels (drv_ops.event_record) and the task
+ * joins the worker's pipeline. Tasks end in launch order, when their
+ * events are done: the worker tests them between tasks and waits for the
+ * oldest when it has nothing else to do or its pipeline is full
+ * (driver_loop.c). Copies in flight are the data layer's (data/transfer.c),
+ * through the node drivers' test/wait.
+ */
+#include "drivers/driver.h"
+#include "core/job.h"
+#include "core/rt.h"
+#include "core/workers.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#ifdef STARPU_USE_OPENCL
+extern const struct drv_device_kind drv_opencl_kind;
+#endif
+
+const struct drv_device_kind *const drv_device_kinds[] = {
+#ifdef STARPU_USE_OPENCL
+	&drv_opencl_kind,
+#endif
+	NULL
+};
+
+/* A ring of jobs in flight with their events, oldest at head. Owned by
+ * the worker's thread. */
+struct drv_pipeline
+{
+	unsigned depth;			/* capacity */
+	unsigned head, n;
+	struct job **jobs;
+	void **events;
+};
+
+/* STARPU_<KIND>_PIPELINE: how many tasks a device worker keeps in flight
+ * (StarPU's meaning: 0 waits for each task). */
+int drv_pipeline_init(struct worker *w, const struct drv_device_kind *kind)
+{
+	unsigned depth = kind->pipeline_default;
+	const char *s = kind->pipeline_env ? getenv(kind->pipeline_env) : NULL;
+	if (s && *s)
+	{
+		char *end;
+		long v = strtol(s, &end, 10);
+		if (*end || v < 0 || v > 64)
+		{
+			rt_error("starpu_init: %s='%s' must be a number of tasks between 0 and 64 (-EINVAL)",
+				 kind->pipeline_env, s);
+			return -EINVAL;
+		}
+		depth = (unsigned) v;
+	}
+	w->device_kind = kind;
+	w->pipeline = NULL;
+	if (depth == 0)
+		return 0;
+	struct drv_pipeline *p = calloc(1, sizeof(*p));
+	if (!p || !(p->jobs = calloc(depth, sizeof(*p->jobs))) || !(p->events = calloc(depth, sizeof(*p->events))))
+	{
+		if (p)
+			free(p->jobs);
+		free(p);
+		return -ENOMEM;
+	}
+	p->depth = depth;
+	w->pipeline = p;
+	return 0;
+}
+
+void drv_pipeline_fini(struct worker *w)
+{
+	struct drv_pipeline *p = w->pipeline;
+	if (!p)
+		return;
+	w->pipeline = NULL;
+	free(p->jobs);
+	free(p->events);
+	free(p);
+}
+
+unsigned drv_pipeline_busy(const struct worker *w)
+{
+	return w->pipeline ? w->pipeline->n : 0;
+}
+
+int drv_pipeline_full(const struct worker *w)
+{
+	return w->pipeline && w->pipeline->n >= w->pipeline->depth;
+}
+
+void drv_pipeline_push(struct worker *w, struct job *j, void *ev)
+{
+	struct drv_pipeline *p = w->pipeline;
+	/* The loop pops a task only with room in the pipeline. */
+	if (p->n >= p->depth)
+		drv_pipeline_progress(w, 1);
+	unsigned slot = (p->head + p->n) % p->depth;
+	p->jobs[slot] = j;
+	p->events[slot] = ev;
+	p->n++;
+}
+
+int drv_pipeline_progress(struct worker *w, int wait)
+{
+	struct drv_pipeline *p = w->pipeline;
+	int ended = 0;
+	while (p && p->n)
+	{
+		void *ev = p->events[p->head];
+		int ret = wait && !ended ? w->drv->event_wait(ev) : w->drv->event_test(ev);
+		if (ret == 0 && !(wait && !ended))
+			break;	/* the oldest is still running: so are the others */
+		if (ret > 0)
+			ret = 0;
+		struct job *j = p->jobs[p->head];
+		w->drv->event_release(ev);
+		p->head = (p->head + 1) % p->depth;
+		p->n--;
+		/* Ending the job may run callbacks that submit tasks; the ring is
+		 * consistent before. */
+		drv_job_end(w, j, ret);
+		ended++;
+	}
+	return ended;
+}
+
+void drv_pipeline_drain(struct worker *w)
+{
+	while (w->pipeline && w->pipeline->n)
+		drv_pipeline_progress(w, 1);
+}

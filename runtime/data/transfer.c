@@ -1,0 +1,387 @@
+/* transfer.c — copying a handle's data into a replicate, and the copies in
+ * flight.
+ *
+ * A copy goes from the best valid replicate (pick_source) through the
+ * interface's copy methods to the node drivers. It runs with the handle's
+ * lock dropped: the destination is marked transferring, the source pinned
+ * and marked reading, and a copy overtaken by a write elsewhere is marked
+ * stale and its result dropped.
+ *
+ * When the copy's node driver can queue copies (a device: drv_node_ops has
+ * test), a copy started by data_transfer_start_locked may still be running
+ * when it returns: it is then "in flight", listed on its destination node
+ * with the driver's event (struct xfer, whose first member is the struct
+ * drv_async the interface's copy method received). It ends in one of two
+ * ways, whoever comes first takes it off the list and ends it:
+ *   - a worker of the destination node polls the node's list between tasks
+ *     and waits for it when idle (data_xfer_progress; workers do not sleep
+ *     while their node has copies in flight);
+ *   - a thread that needs the replicate (or that writes the source, or
+ *     unregisters the handle) waits for it (data_xfer_finish_locked).
+ * An in-flight copy holds a reference on its handle (nrefs), so the
+ * handle outlives it.
+ *
+ * Locks: each node's in-flight list has a lock of its own, a leaf taken
+ * with or without a handle lock; no handle lock is taken while holding it.
+ */
+#include "data/data.h"
+#include "data/memory.h"
+#include "core/rt.h"
+#include "core/sim_loader.h"
+#include "drivers/driver.h"
+#include "trace/trace.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+struct xfer
+{
+	struct drv_async async;		/* first: the copy methods' async_data */
+	starpu_data_handle_t handle;
+	unsigned src, dst;
+	int result;			/* test's answer, once it reported the end */
+	struct xfer *prev, *next;	/* the destination's in-flight list */
+};
+
+struct inflight
+{
+	os_mutex_t lock;		/* protects the list (a leaf) */
+	struct xfer *head, *tail;	/* oldest first */
+	_Atomic unsigned n;		/* read without the lock for a quick look */
+};
+
+static struct inflight inflight[STARPU_MAXNODES];
+
+/* ------------------------------------------------------------------ */
+/* Copy methods. */
+
+int data_copy_interface(starpu_data_handle_t h, unsigned src, unsigned dst, struct drv_async *async)
+{
+	const struct starpu_data_copy_methods *m = h->ops->copy_methods;
+	void *si = data_rep(h, src)->interface, *di = data_rep(h, dst)->interface;
+	int ram_src = mem_nodes[src].kind == STARPU_CPU_RAM, ram_dst = mem_nodes[dst].kind == STARPU_CPU_RAM;
+	if (ram_src && ram_dst)
+	{
+		if (m && m->ram_to_ram)
+			return m->ram_to_ram(si, src, di, dst);
+		if (m && m->any_to_any)
+			return m->any_to_any(si, src, di, dst, NULL);
+		/* Interfaces with only pack/unpack: through a packed buffer. */
+		if (h->ops->pack_data && h->ops->unpack_data)
+		{
+			void *buf;
+			starpu_ssize_t count;
+			int ret = h->ops->pack_data(h, src, &buf, &count);
+			if (ret)
+				return ret;
+			return h->ops->unpack_data(h, dst, buf, (size_t) count);
+		}
+	}
+	else if (m)
+	{
+		/* The interface's methods for this pair of node kinds (a
+		 * device's driver knows its own: ram_to_opencl, ...), as StarPU
+		 * prefers them, else the generic one. */
+		const struct drv_node_ops *ops = mem_copy_ops(src, dst);
+		if (ops && ops->copy_interface)
+		{
+			int ret = ops->copy_interface(m, si, src, di, dst, async);
+			if (ret != -ENOSYS)
+				return ret;
+		}
+		if (m->any_to_any)
+			return m->any_to_any(si, src, di, dst, async);
+	}
+	rt_error("data %p: interface '%s' has no copy method from node %u (%s) to node %u (%s) (-ENOSYS)",
+		 (void *) h, h->ops->name ? h->ops->name : "?", src, mem_nodes[src].name, dst, mem_nodes[dst].name);
+	return -ENOSYS;
+}
+
+/* The best valid replicate to copy from into dst, or -1: one that can copy
+ * directly, the owner, RAM. */
+static int pick_source(starpu_data_handle_t h, unsigned dst)
+{
+	int best = -1, best_score = -1;
+	for (unsigned n = 0; n < mem_nnodes; n++)
+	{
+		const struct data_replicate *r = data_rep(h, n);
+		if (n == dst || !rep_valid(r))
+			continue;
+		int score = (mem_direct_copy(n, dst) ? 4 : 0) + (r->state == REP_OWNER ? 2 : 0) +
+			    (mem_nodes[n].kind == STARPU_CPU_RAM ? 1 : 0);
+		if (score > best_score)
+		{
+			best = (int) n;
+			best_score = score;
+		}
+	}
+	return best;
+}
+
+/* Ends a copy from src into dst (h->lock held): unpins the source and
+ * publishes the destination unless the copy failed or went stale. */
+static int transfer_end_locked(starpu_data_handle_t h, unsigned src, unsigned dst, int ret)
+{
+	struct data_replicate *s = data_rep(h, src), *d = data_rep(h, dst);
+	s->refcnt--;
+	s->reading--;
+	d->transferring = 0;
+	if (ret == 0 && !d->stale)
+	{
+		d->state = REP_SHARED;
+		if (s->state == REP_OWNER)
+			s->state = REP_SHARED;
+	}
+	else if (ret)
+		rt_error("data %p: copy from node %u to node %u failed (%d)", (void *) h, src, dst, ret);
+	d->stale = 0;
+	os_cond_broadcast(&h->busy_cond);
+	if (!s->refcnt)
+		data_memory_released(src);
+	return ret;
+}
+
+static void inflight_add(struct xfer *x)
+{
+	struct inflight *l = &inflight[x->dst];
+	os_mutex_lock(&l->lock);
+	x->next = NULL;
+	x->prev = l->tail;
+	if (l->tail)
+		l->tail->next = x;
+	else
+		l->head = x;
+	l->tail = x;
+	atomic_fetch_add(&l->n, 1);
+	os_mutex_unlock(&l->lock);
+}
+
+/* l->lock held. */
+static void inflight_unlink(struct inflight *l, struct xfer *x)
+{
+	if (x->prev)
+		x->prev->next = x->next;
+	else
+		l->head = x->next;
+	if (x->next)
+		x->next->prev = x->prev;
+	else
+		l->tail = x->prev;
+	x->prev = x->next = NULL;
+	atomic_fetch_sub(&l->n, 1);
+}
+
+/* Takes h's copy in flight into node off its list, or NULL if there is
+ * none (or someone else took it first). */
+static struct xfer *inflight_take(unsigned node, starpu_data_handle_t h)
+{
+	struct inflight *l = &inflight[node];
+	if (!atomic_load_explicit(&l->n, memory_order_acquire))
+		return NULL;
+	os_mutex_lock(&l->lock);
+	struct xfer *x = l->head;
+	while (x && x->handle != h)
+		x = x->next;
+	if (x)
+		inflight_unlink(l, x);
+	os_mutex_unlock(&l->lock);
+	return x;
+}
+
+/* Ends an in-flight copy taken off its list, whose driver reported ret
+ * (h->lock held). Returns 1 when the caller must free the handle after
+ * unlocking it (its last reference went). */
+static int xfer_end_locked(struct xfer *x, int ret)
+{
+	starpu_data_handle_t h = x->handle;
+	if (ret > 0)
+		ret = 0;
+	if (ret == 0)	/* observers: a transfer, now complete */
+		trace_on_transfer(x->src, x->dst, x->async.bytes ? x->async.bytes : starpu_data_get_size(h), x->async.start);
+	transfer_end_locked(h, x->src, x->dst, ret);
+	int free_handle = data_unref_locked(h);
+	free(x);
+	return free_handle;
+}
+
+/* ------------------------------------------------------------------ */
+/* Starting copies. */
+
+/* Copies into dst (allocated, not valid, not transferring; h->lock held,
+ * dropped meanwhile). With may_queue, a device may take the copy and run
+ * it in flight: returns 1 then, 0 when the copy is done, or a negative
+ * errno. */
+static int transfer(starpu_data_handle_t h, unsigned dst, int may_queue)
+{
+	struct data_replicate *d = data_rep(h, dst);
+	int src = pick_source(h, dst);
+	if (src < 0)
+	{
+		/* Nothing valid anywhere: data registered with no home and
+		 * never written, read now. Its content is undefined. */
+		rt_warn("data %p is read before anything was written to it (registered with home node -1)", (void *) h);
+		d->state = REP_OWNER;
+		return 0;
+	}
+	if (!mem_direct_copy((unsigned) src, dst))
+	{
+		/* Chain through RAM (one RAM node until NUMA nodes exist). */
+		unsigned ram = STARPU_MAIN_RAM;
+		int ret = data_make_valid_locked_nopin(h, ram);
+		if (ret)
+			return ret;
+		if (rep_valid(d) || d->transferring || !d->allocated)
+			return 0;	/* changed meanwhile: the caller looks again */
+		src = (int) ram;
+	}
+	struct data_replicate *s = data_rep(h, src);
+	s->refcnt++;
+	s->reading++;
+	d->transferring = 1;
+	d->stale = 0;
+	struct xfer *x = NULL;
+	if (may_queue && mem_copy_queues((unsigned) src, dst) && (x = calloc(1, sizeof(*x))))
+	{
+		x->handle = h;
+		x->src = (unsigned) src;
+		x->dst = dst;
+	}
+	os_mutex_unlock(&h->lock);
+	sim_cost(SIM_COST_TRANSFER, 1);	/* simulation: setting the copy up */
+	int ret = data_copy_interface(h, (unsigned) src, dst, x ? &x->async : NULL);
+	if (x && x->async.event)
+	{
+		if (ret == 0 || ret == -EAGAIN)
+		{
+			os_mutex_lock(&h->lock);
+			h->nrefs++;	/* the copy keeps the handle */
+			inflight_add(x);
+			return 1;
+		}
+		/* A part was queued before another failed: let it end. */
+		x->async.ops->wait(&x->async);
+	}
+	free(x);
+	if (ret == -EAGAIN)
+	{
+		rt_error("data %p: the copy method from node %u to node %u returned -EAGAIN without queuing the copy "
+			 "through the async_data it was given (-EIO)", (void *) h, (unsigned) src, dst);
+		ret = -EIO;
+	}
+	os_mutex_lock(&h->lock);
+	return transfer_end_locked(h, (unsigned) src, dst, ret);
+}
+
+int data_transfer_locked(starpu_data_handle_t h, unsigned dst)
+{
+	return transfer(h, dst, 0);
+}
+
+int data_transfer_start_locked(starpu_data_handle_t h, unsigned dst)
+{
+	return transfer(h, dst, 1);
+}
+
+int data_start_copy(starpu_data_handle_t h, unsigned node)
+{
+	int ret = 0;
+	os_mutex_lock(&h->lock);
+	struct data_replicate *r = data_rep(h, node);
+	if (!rep_valid(r) && !r->transferring && !r->allocating)
+	{
+		if (!r->allocated)
+			ret = data_allocate_replicate(h, node);
+		if (!ret && r->allocated && !rep_valid(r) && !r->transferring && !r->allocating)
+			ret = data_transfer_start_locked(h, node);
+	}
+	os_mutex_unlock(&h->lock);
+	return ret < 0 ? ret : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Ending copies in flight. */
+
+int data_xfer_finish_locked(starpu_data_handle_t h)
+{
+	int ended = 0;
+	for (unsigned node = 0; node < mem_nnodes; node++)
+	{
+		if (!data_rep(h, node)->transferring)
+			continue;
+		struct xfer *x = inflight_take(node, h);
+		if (!x)
+			continue;
+		os_mutex_unlock(&h->lock);
+		int ret = x->async.ops->wait(&x->async);
+		os_mutex_lock(&h->lock);
+		/* The caller holds a reference of its own (a task, an
+		 * acquisition, an unregistration): this one is not the last. */
+		(void) xfer_end_locked(x, ret);
+		ended++;
+	}
+	return ended;
+}
+
+void data_wait_busy_locked(starpu_data_handle_t h)
+{
+	if (!data_xfer_finish_locked(h))
+		os_cond_wait(&h->busy_cond, &h->lock);
+}
+
+unsigned data_xfer_pending(unsigned node)
+{
+	return node < STARPU_MAXNODES ? atomic_load_explicit(&inflight[node].n, memory_order_relaxed) : 0;
+}
+
+int data_xfer_progress(unsigned node, int wait)
+{
+	struct inflight *l = &inflight[node];
+	if (node >= STARPU_MAXNODES || !atomic_load_explicit(&l->n, memory_order_acquire))
+		return 0;
+	struct xfer *done = NULL, *waited = NULL;
+	os_mutex_lock(&l->lock);
+	for (struct xfer *x = l->head, *next; x; x = next)
+	{
+		next = x->next;
+		int ret = x->async.ops->test(&x->async);
+		if (ret == 0)
+			continue;
+		inflight_unlink(l, x);
+		x->result = ret;
+		x->next = done;
+		done = x;
+	}
+	if (!done && wait && l->head)
+	{
+		waited = l->head;
+		inflight_unlink(l, waited);
+	}
+	os_mutex_unlock(&l->lock);
+	if (waited)
+	{
+		waited->result = waited->async.ops->wait(&waited->async);
+		waited->next = NULL;
+		done = waited;
+	}
+	int ended = 0;
+	while (done)
+	{
+		struct xfer *x = done;
+		done = x->next;
+		starpu_data_handle_t h = x->handle;
+		os_mutex_lock(&h->lock);
+		int free_handle = xfer_end_locked(x, x->result);
+		os_mutex_unlock(&h->lock);
+		if (free_handle)
+			data_handle_free_deferred(h);
+		ended++;
+	}
+	return ended;
+}
+
+void data_xfer_fini(void)
+{
+	for (unsigned node = 0; node < STARPU_MAXNODES; node++)
+		while (data_xfer_progress(node, 1))
+			;
+}
