@@ -479,13 +479,16 @@ int starpu_interface_copy3d(uintptr_t src, size_t src_offset, unsigned src_node,
 			    size_t numblocks2, size_t ld2_src, size_t ld2_dst,
 			    void *async_data)
 {
+	int queued = 0;
 	for (size_t j = 0; j < numblocks2; j++)
 	{
 		int ret = starpu_interface_copy2d(src, src_offset + j * ld2_src, src_node,
 						  dst, dst_offset + j * ld2_dst, dst_node,
 						  blocksize, numblocks1, ld1_src, ld1_dst, async_data);
-		if (ret)
+		if (ret == -EAGAIN)
+			queued = 1;	/* in flight: the planes share one queue */
+		else if (ret)
 			return ret;
 	}
-	return 0;
+	return queued ? -EAGAIN : 0;
 }

@@ -177,6 +177,56 @@ int vtest_start_cpus(int ncpus)
 	return starpu_init(&conf) == 0 ? 0 : -1;
 }
 
+void vtest_opencl_env(void)
+{
+	setenv("STARPU_OPENCL_ON_CPUS", "1", 1);
+	/* PoCL's CPU device takes every core otherwise; the CI machine has 2. */
+	setenv("POCL_CPU_MAX_CU_COUNT", "1", 0);
+}
+
+int vtest_opencl_available(char *why, size_t size)
+{
+#ifndef STARPU_USE_OPENCL
+	snprintf(why, size, "Vela was built without OpenCL (configure found no ICD loader)");
+	return 0;
+#else
+	vtest_opencl_env();
+	struct starpu_conf conf;
+	starpu_conf_init(&conf);
+	conf.ncpus = 1;
+	conf.ncuda = 0;
+	conf.nopencl = 1;
+	if (starpu_init(&conf) != 0)
+	{
+		snprintf(why, size, "starpu_init failed");
+		return 0;
+	}
+	unsigned n = starpu_opencl_worker_get_count();
+	starpu_shutdown();
+	if (n == 0)
+		snprintf(why, size, "no OpenCL device found (install pocl-opencl-icd for a CPU device)");
+	return n > 0;
+#endif
+}
+
+int vtest_start_opencl(int nopencl, int ncpus)
+{
+	vtest_opencl_env();
+	struct starpu_conf conf;
+	starpu_conf_init(&conf);
+	conf.ncpus = ncpus;
+	conf.ncuda = 0;
+	conf.nopencl = nopencl;
+	if (starpu_init(&conf) != 0)
+		return -1;
+	if ((int) starpu_opencl_worker_get_count() < nopencl)
+	{
+		starpu_shutdown();
+		return -1;
+	}
+	return 0;
+}
+
 int vtest_stop(void)
 {
 	starpu_task_wait_for_all();

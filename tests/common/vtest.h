@@ -59,4 +59,15 @@ void vtest_env_restore(void);
 int vtest_start_cpus(int ncpus);
 int vtest_stop(void);
 
+/* OpenCL tests run on a real device: PoCL's CPU device behind the ICD
+ * loader (STARPU_OPENCL_ON_CPUS=1, POCL_CPU_MAX_CU_COUNT=1 unless set).
+ * vtest_opencl_env sets that environment; vtest_opencl_available then
+ * tells whether starpu_init finds an OpenCL device (0: none, with the
+ * reason in why, for vtest_skip). vtest_start_opencl starts the runtime on
+ * nopencl devices and ncpus CPU workers: 0, or -1 if starpu_init failed
+ * or found fewer devices. */
+void vtest_opencl_env(void);
+int vtest_opencl_available(char *why, size_t size);
+int vtest_start_opencl(int nopencl, int ncpus);
+
 #endif

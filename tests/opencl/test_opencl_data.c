@@ -1,0 +1,392 @@
+/* test_opencl_data.c — data on a real OpenCL device (PoCL's CPU device in
+ * CI): every interface goes to the device and back byte for byte, kernels
+ * compute on device buffers, a working set larger than the device's limit
+ * is evicted and written back, copies and tasks run in flight.
+ *
+ * The round trips: the data is written on the device (a task in RW mode),
+ * so the only valid copy is there; the application's buffer in RAM is then
+ * scribbled over behind the runtime's back, and reading it again (acquire)
+ * must bring back exactly what was sent.
+ */
+#include "vtest.h"
+
+#include <starpu.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static unsigned ocl_worker_node(void)
+{
+	int w = starpu_worker_get_by_type(STARPU_OPENCL_WORKER, 0);
+	return starpu_worker_get_memory_node((unsigned) w);
+}
+
+/* ------------------------------------------------------------------ */
+/* Round trips. */
+
+static void touch_ocl(void *buffers[], void *arg)
+{
+	(void) buffers;
+	(void) arg;
+}
+
+static struct starpu_codelet touch_cl = {
+	.opencl_funcs = { touch_ocl },
+	.nbuffers = 1,
+	.modes = { STARPU_RW },
+	.name = "touch",
+};
+
+static void fill_pattern(void *p, size_t n, unsigned seed)
+{
+	unsigned char *b = p;
+	for (size_t i = 0; i < n; i++)
+		b[i] = (unsigned char) (i * 131u + seed * 7u + (i >> 8));
+}
+
+/* Sends h to the device as its only valid copy, scribbles the home buffers
+ * (regions given), brings h back and checks them against saved copies. */
+struct region
+{
+	void *p;
+	size_t n;
+};
+
+static void round_trip(starpu_data_handle_t h, struct region *r, unsigned nr)
+{
+	void *saved[4];
+	for (unsigned i = 0; i < nr; i++)
+	{
+		saved[i] = malloc(r[i].n ? r[i].n : 1);
+		memcpy(saved[i], r[i].p, r[i].n);
+	}
+	struct starpu_task *t = starpu_task_create();
+	t->cl = &touch_cl;
+	t->handles[0] = h;
+	t->synchronous = 1;
+	CU_ASSERT_EQUAL_FATAL(starpu_task_submit(t), 0);
+	int valid = -1, alloc = -1, req = -1;
+	starpu_data_query_status(h, (int) ocl_worker_node(), &alloc, &valid, &req);
+	CU_ASSERT_EQUAL(alloc, 1);
+	CU_ASSERT_EQUAL(valid, 1);
+	starpu_data_query_status(h, STARPU_MAIN_RAM, &alloc, &valid, &req);
+	CU_ASSERT_EQUAL(valid, 0);
+	for (unsigned i = 0; i < nr; i++)
+		memset(r[i].p, 0xEE, r[i].n);
+	CU_ASSERT_EQUAL(starpu_data_acquire(h, STARPU_R), 0);
+	for (unsigned i = 0; i < nr; i++)
+	{
+		CU_ASSERT(memcmp(saved[i], r[i].p, r[i].n) == 0);
+		free(saved[i]);
+	}
+	starpu_data_release(h);
+}
+
+static void test_variable(void)
+{
+	double v;
+	fill_pattern(&v, sizeof(v), 1);
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t) &v, sizeof(v));
+	struct region r[] = { { &v, sizeof(v) } };
+	round_trip(h, r, 1);
+	starpu_data_unregister(h);
+}
+
+static void test_vector(void)
+{
+	unsigned n = 100003;
+	float *v = malloc(n * sizeof(float));
+	fill_pattern(v, n * sizeof(float), 2);
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t) v, n, sizeof(float));
+	struct region r[] = { { v, n * sizeof(float) } };
+	round_trip(h, r, 1);
+	starpu_data_unregister(h);
+	free(v);
+}
+
+/* A matrix whose rows are padded (ld > nx): the copy is strided, and the
+ * padding in RAM must stay as it was. */
+static void test_matrix(void)
+{
+	unsigned nx = 37, ny = 29, ld = 45;
+	double *m = malloc((size_t) ld * ny * sizeof(double));
+	fill_pattern(m, (size_t) ld * ny * sizeof(double), 3);
+	double *copy = malloc((size_t) ld * ny * sizeof(double));
+	memcpy(copy, m, (size_t) ld * ny * sizeof(double));
+	starpu_data_handle_t h;
+	starpu_matrix_data_register(&h, STARPU_MAIN_RAM, (uintptr_t) m, ld, nx, ny, sizeof(double));
+	CU_ASSERT_EQUAL_FATAL(starpu_task_insert(&touch_cl, STARPU_RW, h, 0), 0);
+	starpu_task_wait_for_all();
+	/* Scribble the rows only: the padding is not the data's. */
+	for (unsigned j = 0; j < ny; j++)
+		memset(m + (size_t) j * ld, 0xEE, nx * sizeof(double));
+	CU_ASSERT_EQUAL(starpu_data_acquire(h, STARPU_R), 0);
+	CU_ASSERT(memcmp(m, copy, (size_t) ld * ny * sizeof(double)) == 0);
+	starpu_data_release(h);
+	starpu_data_unregister(h);
+	free(m);
+	free(copy);
+}
+
+static void test_block(void)
+{
+	unsigned nx = 7, ny = 5, nz = 4, ldy = 9, ldz = 9 * 6;
+	size_t bytes = (size_t) ldz * nz * sizeof(int);
+	int *b = malloc(bytes), *copy = malloc(bytes);
+	fill_pattern(b, bytes, 4);
+	memcpy(copy, b, bytes);
+	starpu_data_handle_t h;
+	starpu_block_data_register(&h, STARPU_MAIN_RAM, (uintptr_t) b, ldy, ldz, nx, ny, nz, sizeof(int));
+	CU_ASSERT_EQUAL_FATAL(starpu_task_insert(&touch_cl, STARPU_RW, h, 0), 0);
+	starpu_task_wait_for_all();
+	for (unsigned z = 0; z < nz; z++)
+		for (unsigned y = 0; y < ny; y++)
+			memset(b + (size_t) z * ldz + (size_t) y * ldy, 0xEE, nx * sizeof(int));
+	CU_ASSERT_EQUAL(starpu_data_acquire(h, STARPU_R), 0);
+	CU_ASSERT(memcmp(b, copy, bytes) == 0);
+	starpu_data_release(h);
+	starpu_data_unregister(h);
+	free(b);
+	free(copy);
+}
+
+static void test_csr(void)
+{
+	uint32_t nrow = 50, nnz = 200;
+	float *nzval = malloc(nnz * sizeof(float));
+	uint32_t *colind = malloc(nnz * sizeof(uint32_t)), *rowptr = malloc((nrow + 1) * sizeof(uint32_t));
+	fill_pattern(nzval, nnz * sizeof(float), 5);
+	for (uint32_t i = 0; i < nnz; i++)
+		colind[i] = (i * 7) % 50;
+	for (uint32_t i = 0; i <= nrow; i++)
+		rowptr[i] = i * 4;
+	starpu_data_handle_t h;
+	starpu_csr_data_register(&h, STARPU_MAIN_RAM, nnz, nrow, (uintptr_t) nzval, colind, rowptr, 0, sizeof(float));
+	struct region r[] = { { nzval, nnz * sizeof(float) }, { colind, nnz * sizeof(uint32_t) },
+			      { rowptr, (nrow + 1) * sizeof(uint32_t) } };
+	round_trip(h, r, 3);
+	starpu_data_unregister(h);
+	free(nzval);
+	free(colind);
+	free(rowptr);
+}
+
+static void test_bcsr(void)
+{
+	uint32_t nrow = 10, nnz = 20, rr = 3, cc = 2;
+	double *nzval = malloc(nnz * rr * cc * sizeof(double));
+	uint32_t *colind = malloc(nnz * sizeof(uint32_t)), *rowptr = malloc((nrow + 1) * sizeof(uint32_t));
+	fill_pattern(nzval, nnz * rr * cc * sizeof(double), 6);
+	for (uint32_t i = 0; i < nnz; i++)
+		colind[i] = i % 10;
+	for (uint32_t i = 0; i <= nrow; i++)
+		rowptr[i] = i * 2;
+	starpu_data_handle_t h;
+	starpu_bcsr_data_register(&h, STARPU_MAIN_RAM, nnz, nrow, (uintptr_t) nzval, colind, rowptr, 0, rr, cc, sizeof(double));
+	struct region r[] = { { nzval, nnz * rr * cc * sizeof(double) }, { colind, nnz * sizeof(uint32_t) },
+			      { rowptr, (nrow + 1) * sizeof(uint32_t) } };
+	round_trip(h, r, 3);
+	starpu_data_unregister(h);
+	free(nzval);
+	free(colind);
+	free(rowptr);
+}
+
+static void test_coo(void)
+{
+	uint32_t n = 64;
+	uint32_t *rows = malloc(n * sizeof(uint32_t)), *cols = malloc(n * sizeof(uint32_t));
+	double *vals = malloc(n * sizeof(double));
+	for (uint32_t i = 0; i < n; i++)
+	{
+		rows[i] = i % 16;
+		cols[i] = (i * 5) % 16;
+	}
+	fill_pattern(vals, n * sizeof(double), 7);
+	starpu_data_handle_t h;
+	starpu_coo_data_register(&h, STARPU_MAIN_RAM, 16, 16, n, cols, rows, (uintptr_t) vals, sizeof(double));
+	struct region r[] = { { vals, n * sizeof(double) }, { cols, n * sizeof(uint32_t) }, { rows, n * sizeof(uint32_t) } };
+	round_trip(h, r, 3);
+	starpu_data_unregister(h);
+	free(rows);
+	free(cols);
+	free(vals);
+}
+
+static void test_void(void)
+{
+	starpu_data_handle_t h;
+	starpu_void_data_register(&h);
+	CU_ASSERT_EQUAL(starpu_task_insert(&touch_cl, STARPU_RW, h, 0), 0);
+	CU_ASSERT_EQUAL(starpu_task_wait_for_all(), 0);
+	starpu_data_unregister(h);
+}
+
+/* ------------------------------------------------------------------ */
+/* Kernels on device buffers. */
+
+static struct starpu_opencl_program prog;
+static const char *kernels =
+	"__kernel void add(__global float *v, unsigned n, float a)\n"
+	"{ size_t i = get_global_id(0); if (i < n) v[i] += a; }\n";
+
+static int load_prog(void)
+{
+	return starpu_opencl_load_opencl_from_string(kernels, &prog, NULL);
+}
+
+static void add_ocl(void *buffers[], void *arg)
+{
+	float a;
+	starpu_codelet_unpack_args(arg, &a);
+	cl_mem v = (cl_mem) STARPU_VECTOR_GET_DEV_HANDLE(buffers[0]);
+	unsigned n = STARPU_VECTOR_GET_NX(buffers[0]);
+	cl_kernel k;
+	cl_command_queue q;
+	cl_int err = starpu_opencl_load_kernel(&k, &q, &prog, "add", starpu_worker_get_devid(starpu_worker_get_id()));
+	if (err != CL_SUCCESS)
+		STARPU_OPENCL_REPORT_ERROR(err);
+	if (STARPU_VECTOR_GET_OFFSET(buffers[0]) != 0)
+		STARPU_ABORT_MSG("offset");
+	if (starpu_opencl_set_kernel_args(&err, &k, sizeof(v), &v, sizeof(n), &n, sizeof(a), &a, 0) != 3)
+		STARPU_OPENCL_REPORT_ERROR(err);
+	size_t global = n;
+	err = clEnqueueNDRangeKernel(q, k, 1, NULL, &global, NULL, 0, NULL, NULL);
+	if (err != CL_SUCCESS)
+		STARPU_OPENCL_REPORT_ERROR(err);
+	starpu_opencl_release_kernel(k);
+}
+
+static void add_cpu(void *buffers[], void *arg)
+{
+	float a;
+	starpu_codelet_unpack_args(arg, &a);
+	float *v = (float *) STARPU_VECTOR_GET_PTR(buffers[0]);
+	unsigned n = STARPU_VECTOR_GET_NX(buffers[0]);
+	for (unsigned i = 0; i < n; i++)
+		v[i] += a;
+}
+
+static struct starpu_codelet add_async_cl = {
+	.opencl_funcs = { add_ocl },
+	.opencl_flags = { STARPU_OPENCL_ASYNC },
+	.nbuffers = 1,
+	.modes = { STARPU_RW },
+	.name = "add_async",
+};
+
+static struct starpu_codelet add_sync_cl = {
+	.opencl_funcs = { add_ocl },
+	.nbuffers = 1,
+	.modes = { STARPU_RW },
+	.name = "add_sync",
+};
+
+static struct starpu_codelet add_any_cl = {
+	.cpu_funcs = { add_cpu },
+	.opencl_funcs = { add_ocl },
+	.opencl_flags = { STARPU_OPENCL_ASYNC },
+	.nbuffers = 1,
+	.modes = { STARPU_RW },
+	.name = "add_any",
+};
+
+/* Many vectors, many asynchronous tasks each: several in flight on the
+ * device, copies in flight, results exact (small integers in floats). */
+static void run_adds(struct starpu_codelet *cl, unsigned nvec, unsigned n, unsigned rounds)
+{
+	float **v = malloc(nvec * sizeof(*v));
+	starpu_data_handle_t *h = malloc(nvec * sizeof(*h));
+	for (unsigned k = 0; k < nvec; k++)
+	{
+		v[k] = malloc(n * sizeof(float));
+		for (unsigned i = 0; i < n; i++)
+			v[k][i] = (float) (i % 1000 + k);
+		starpu_vector_data_register(&h[k], STARPU_MAIN_RAM, (uintptr_t) v[k], n, sizeof(float));
+	}
+	for (unsigned r = 0; r < rounds; r++)
+		for (unsigned k = 0; k < nvec; k++)
+		{
+			float a = (float) (r + 1);
+			CU_ASSERT_EQUAL_FATAL(starpu_task_insert(cl, STARPU_RW, h[k], STARPU_VALUE, &a, sizeof(a), 0), 0);
+		}
+	CU_ASSERT_EQUAL(starpu_task_wait_for_all(), 0);
+	float add = (float) (rounds * (rounds + 1) / 2);
+	unsigned bad = 0;
+	for (unsigned k = 0; k < nvec; k++)
+	{
+		starpu_data_unregister(h[k]);
+		for (unsigned i = 0; i < n; i++)
+			bad += v[k][i] != (float) (i % 1000 + k) + add;
+		free(v[k]);
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	free(v);
+	free(h);
+}
+
+static void test_kernels_async(void)
+{
+	run_adds(&add_async_cl, 8, 4096, 10);
+}
+
+static void test_kernels_sync(void)
+{
+	run_adds(&add_sync_cl, 4, 4096, 5);
+}
+
+static void test_kernels_mixed(void)
+{
+	run_adds(&add_any_cl, 16, 2048, 12);
+}
+
+/* ------------------------------------------------------------------ */
+
+static int start(void)
+{
+	if (vtest_start_opencl(1, 1))
+		return -1;
+	return load_prog() == CL_SUCCESS ? 0 : -1;
+}
+
+static int stop(void)
+{
+	starpu_opencl_unload_opencl(&prog);
+	return vtest_stop();
+}
+
+static const struct vtest_case roundtrip_cases[] = {
+	{ "variable", test_variable },
+	{ "vector", test_vector },
+	{ "matrix_padded", test_matrix },
+	{ "block_padded", test_block },
+	{ "csr", test_csr },
+	{ "bcsr", test_bcsr },
+	{ "coo", test_coo },
+	{ "void", test_void },
+	VTEST_END
+};
+
+static const struct vtest_case kernel_cases[] = {
+	{ "async_pipeline", test_kernels_async },
+	{ "sync", test_kernels_sync },
+	{ "cpu_and_opencl", test_kernels_mixed },
+	VTEST_END
+};
+
+static const struct vtest_suite suites[] = {
+	{ "opencl_roundtrip", start, stop, roundtrip_cases },
+	{ "opencl_kernels", start, stop, kernel_cases },
+	{ NULL, NULL, NULL, NULL }
+};
+
+int main(int argc, char **argv)
+{
+	char why[128];
+	if (!vtest_opencl_available(why, sizeof(why)))
+		return vtest_skip(why);
+	return vtest_run(argc, argv, suites);
+}
