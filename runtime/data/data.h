@@ -175,6 +175,10 @@ static inline struct data_replicate *data_rep(struct starpu_data_state *h, unsig
 	return node < h->nrep ? &h->rep[node] : &h->late[node - h->nrep];
 }
 
+/* How messages name a handle: its name (starpu_data_set_name) and
+ * address, or its address; written into buf, which is returned. */
+const char *data_label(starpu_data_handle_t h, char *buf, size_t size);
+
 /* Validates a handle given by the application (NULL, unregistered). */
 static inline int data_handle_valid(starpu_data_handle_t h)
 {
@@ -268,6 +272,9 @@ void data_xfer_fini(void);
  * evicting). -ENOMEM if it can never fit, -EAGAIN if it cannot fit now
  * because the node is full of pinned data. */
 int data_allocate_replicate(starpu_data_handle_t h, unsigned node);
+/* The same without a message when it fails (the caller tries again later,
+ * or reports the failure itself). */
+int data_allocate_replicate_quiet(starpu_data_handle_t h, unsigned node);
 /* Allocates a buffer of h's shape described by iface (a copy of one of
  * h's interfaces), outside the replicates: scratch buffers, reduction
  * contributions. Evicts if needed; -ENOMEM if it can never fit, -EAGAIN if
@@ -386,5 +393,8 @@ uint32_t data_hash_u32(uint32_t value, uint32_t crc);
  * nodes that can copy directly; with async non-NULL a device may queue it
  * (-EAGAIN, async->event set). */
 int data_copy_interface(starpu_data_handle_t h, unsigned src, unsigned dst, struct drv_async *async);
+/* The same between two interfaces of h's kind that are not replicates
+ * (private buffers: reduction contributions). */
+int data_copy_ifaces(starpu_data_handle_t h, void *si, unsigned src, void *di, unsigned dst, struct drv_async *async);
 
 #endif /* VELA_DATA_H */

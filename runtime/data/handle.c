@@ -429,6 +429,15 @@ int data_unref_locked(starpu_data_handle_t h)
 	return 0;
 }
 
+const char *data_label(starpu_data_handle_t h, char *buf, size_t size)
+{
+	if (h && h->name)
+		snprintf(buf, size, "'%s' (%p)", h->name, (void *) h);
+	else
+		snprintf(buf, size, "%p", (void *) h);
+	return buf;
+}
+
 void data_handle_free_deferred(starpu_data_handle_t h)
 {
 	data_handle_free(h);

@@ -202,6 +202,10 @@ static int write_back_target(starpu_data_handle_t h, unsigned node)
 {
 	if (h->home_node >= 0 && (unsigned) h->home_node != node && data_rep(h, h->home_node)->allocated)
 		return h->home_node;
+	/* Off a device, data without a home buffer goes to RAM (allocated
+	 * there, which may in turn push older data to the swap disk). */
+	if (mem_nodes[node].kind != STARPU_CPU_RAM && mem_nodes[node].kind != STARPU_DISK_RAM)
+		return STARPU_MAIN_RAM;
 	if (h->ooc && starpu_disk_swap_node >= 0 && (unsigned) starpu_disk_swap_node != node)
 		return starpu_disk_swap_node;
 	return -1;
@@ -388,8 +392,10 @@ static int allocate_replicate(starpu_data_handle_t h, unsigned node, int quiet)
 	struct memory_node *n = &mem_nodes[node];
 	if (n->total >= 0 && (ssize_t) size > n->total)
 	{
-		rt_error("data %p (%zu bytes) can never fit in memory node %u (%s), whose limit is %zd bytes (-ENOMEM)",
-			 (void *) h, size, node, n->name, n->total);
+		char label[96];
+		if (!quiet)
+			rt_error("data %s (%zu bytes) can never fit in memory node %u (%s), whose limit is %zd bytes (-ENOMEM)",
+				 data_label(h, label, sizeof(label)), size, node, n->name, n->total);
 		return -ENOMEM;
 	}
 	if (!h->ops->allocate_data_on_node)
@@ -430,6 +436,11 @@ static int allocate_replicate(starpu_data_handle_t h, unsigned node, int quiet)
 	return 0;
 }
 
+int data_allocate_replicate_quiet(starpu_data_handle_t h, unsigned node)
+{
+	return allocate_replicate(h, node, 1);
+}
+
 int data_allocate_replicate(starpu_data_handle_t h, unsigned node)
 {
 	return allocate_replicate(h, node, 0);
@@ -441,8 +452,9 @@ int data_allocate_private(starpu_data_handle_t h, void *iface, unsigned node)
 	struct memory_node *n = &mem_nodes[node];
 	if (n->total >= 0 && (ssize_t) size > n->total)
 	{
-		rt_error("data %p (%zu bytes) can never fit in memory node %u (%s), whose limit is %zd bytes (-ENOMEM)",
-			 (void *) h, size, node, n->name, n->total);
+		char label[96];
+		rt_error("data %s (%zu bytes) can never fit in memory node %u (%s), whose limit is %zd bytes (-ENOMEM)",
+			 data_label(h, label, sizeof(label)), size, node, n->name, n->total);
 		return -ENOMEM;
 	}
 	if (h->ops->allocate_data_on_node(iface, node) < 0)

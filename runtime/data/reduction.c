@@ -9,8 +9,10 @@
  * after the contributions brings in (implicit.c): it depends on every
  * contributing task and the access depends on it.
  *
- * The kernels of init_cl and redux_cl run directly on the worker (their CPU
- * implementation: contributions live in the CPU workers' memory).
+ * The kernels of init_cl and redux_cl run directly on the worker, their
+ * CPU implementation. A device worker's contribution lives on its device:
+ * it is initialised in a RAM buffer and copied there, and brought back to
+ * RAM to be folded, so that reductions need CPU methods only.
  */
 #include "data/data.h"
 #include "data/memory.h"
@@ -47,6 +49,40 @@ int data_redux_check(starpu_data_handle_t h, const char *fn)
 		return -ENODEV;
 	}
 	return 0;
+}
+
+/* A contribution on a device, through a RAM buffer of its shape: fold 0
+ * initialises it there with init_cl and copies it to the device; fold 1
+ * copies it back and folds it into dst (the data, valid in RAM). */
+static int through_ram(starpu_data_handle_t h, void *dev_iface, unsigned node, int fold, void *dst)
+{
+	void *ram = malloc(h->ops->interface_size);
+	if (!ram)
+		return -ENOMEM;
+	memcpy(ram, data_rep(h, STARPU_MAIN_RAM)->interface, h->ops->interface_size);
+	int ret = data_allocate_private(h, ram, STARPU_MAIN_RAM);
+	if (ret)
+	{
+		free(ram);
+		return ret;
+	}
+	if (!fold)
+	{
+		void *buffers[1] = { ram };
+		cpu_impl(h->init_cl)(buffers, NULL);
+		ret = data_copy_ifaces(h, ram, STARPU_MAIN_RAM, dev_iface, node, NULL);
+	}
+	else if (!(ret = data_copy_ifaces(h, dev_iface, node, ram, STARPU_MAIN_RAM, NULL)))
+	{
+		void *pair[2] = { dst, ram };
+		cpu_impl(h->redux_cl)(pair, NULL);
+	}
+	if (ret)
+		rt_error("data %p: its reduction contribution could not be copied between memory nodes %u and %u (%d)",
+			 (void *) h, node, STARPU_MAIN_RAM, ret);
+	data_free_private(h, ram, STARPU_MAIN_RAM);
+	free(ram);
+	return ret;
 }
 
 int data_redux_contribution(starpu_data_handle_t h, int workerid, unsigned node, void **ifacep)
@@ -87,8 +123,17 @@ int data_redux_contribution(starpu_data_handle_t h, int workerid, unsigned node,
 			rt_error("cannot allocate the reduction contribution of worker %d for handle %p (%d)", workerid, (void *) h, ret);
 		return ret;
 	}
-	void *buffers[1] = { iface };
-	cpu_impl(h->init_cl)(buffers, NULL);
+	if (mem_nodes[node].kind == STARPU_CPU_RAM)
+	{
+		void *buffers[1] = { iface };
+		cpu_impl(h->init_cl)(buffers, NULL);
+	}
+	else if ((ret = through_ram(h, iface, node, 0, NULL)))
+	{
+		data_free_private(h, iface, node);
+		free(iface);
+		return ret;
+	}
 	os_mutex_lock(&h->lock);
 	h->redux_contrib[workerid] = iface;
 	h->redux_node[workerid] = node;
@@ -115,8 +160,13 @@ static void fold_cpu(void *buffers[], void *cl_arg)
 	{
 		if (!contrib[w])
 			continue;
-		void *pair[2] = { buffers[0], contrib[w] };
-		redux(pair, NULL);
+		if (mem_nodes[nodes[w]].kind == STARPU_CPU_RAM)
+		{
+			void *pair[2] = { buffers[0], contrib[w] };
+			redux(pair, NULL);
+		}
+		else
+			through_ram(h, contrib[w], nodes[w], 1, buffers[0]);
 		data_free_private(h, contrib[w], nodes[w]);
 		free(contrib[w]);
 	}

@@ -105,7 +105,7 @@ static void run_request(struct request *r, unsigned node)
 		{
 			if (!rep->allocated && h->ops->allocate_data_on_node)
 			{
-				int ret = data_allocate_replicate(h, node);
+				int ret = data_allocate_replicate_quiet(h, node);
 				if (ret)
 					goto done;
 			}

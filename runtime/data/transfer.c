@@ -57,8 +57,12 @@ static struct inflight inflight[STARPU_MAXNODES];
 
 int data_copy_interface(starpu_data_handle_t h, unsigned src, unsigned dst, struct drv_async *async)
 {
+	return data_copy_ifaces(h, data_rep(h, src)->interface, src, data_rep(h, dst)->interface, dst, async);
+}
+
+int data_copy_ifaces(starpu_data_handle_t h, void *si, unsigned src, void *di, unsigned dst, struct drv_async *async)
+{
 	const struct starpu_data_copy_methods *m = h->ops->copy_methods;
-	void *si = data_rep(h, src)->interface, *di = data_rep(h, dst)->interface;
 	int ram_src = mem_nodes[src].kind == STARPU_CPU_RAM, ram_dst = mem_nodes[dst].kind == STARPU_CPU_RAM;
 	if (ram_src && ram_dst)
 	{
@@ -290,7 +294,7 @@ int data_start_copy(starpu_data_handle_t h, unsigned node)
 	if (!rep_valid(r) && !r->transferring && !r->allocating)
 	{
 		if (!r->allocated)
-			ret = data_allocate_replicate(h, node);
+			ret = data_allocate_replicate_quiet(h, node);	/* the task's fetch reports failures */
 		if (!ret && r->allocated && !rep_valid(r) && !r->transferring && !r->allocating)
 			ret = data_transfer_start_locked(h, node);
 	}
