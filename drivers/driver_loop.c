@@ -152,7 +152,12 @@ static void execute_job(struct worker *w, struct job *job)
 		sched_pre_exec(w, job);
 		int measure = pm_measure_wanted(job, w);
 		if (measure && w->pipeline)
-			drv_pipeline_drain(w);
+		{
+			if (pm_measure_kept(job, w))
+				drv_pipeline_drain(w);
+			else
+				measure = 0;	/* calibrated: it may run in flight */
+		}
 		double start = measure ? os_now_us() : 0.0;
 		if (w->arch != STARPU_CPU_WORKER)
 			sim_cost(SIM_COST_DEV_QUEUE, 1);	/* simulation: queueing the kernel */

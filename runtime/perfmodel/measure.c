@@ -118,6 +118,26 @@ static int outlier(struct starpu_perfmodel *model, int comb, unsigned impl, stru
 	return 0;
 }
 
+int pm_measure_kept(struct job *job, struct worker *w)
+{
+	int comb = pm_worker_comb((unsigned) w->id);
+	struct starpu_task *task = job->task;
+	struct starpu_perfmodel *model = task->cl->model;
+	struct starpu_perfmodel_state *st = pm_state_get(model);
+	const struct starpu_perfmodel_arch *arch = comb >= 0 ? pm_comb_arch(comb) : NULL;
+	if (!st || !arch || st->file_bad)
+		return 0;
+	if (pm_conf.calibrate >= 1)
+		return 1;
+	uint32_t fp = model->type == STARPU_MULTIPLE_REGRESSION_BASED ? 0
+		      : pm_task_footprint(model, task, arch, comb, job->nimpl);
+	os_rwlock_wrlock(&st->lock);	/* pm_state_impl may create the entry */
+	struct pm_impl *im = pm_state_impl(st, comb, job->nimpl);
+	int kept = im && wanted(model, im, model->type == STARPU_MULTIPLE_REGRESSION_BASED ? NULL : pm_history_find(im, fp));
+	os_rwlock_unlock(&st->lock);
+	return kept;
+}
+
 /* force: keep the sample whatever STARPU_CALIBRATE says. */
 static void record(struct starpu_perfmodel *model, struct starpu_task *task, int comb, unsigned impl, double us, int force)
 {

@@ -266,6 +266,9 @@ void pm_unload_all(void);
 int pm_measure_wanted(struct job *job, struct worker *w);
 /* Records that job's kernel ran us microseconds on w. */
 void pm_measure_record(struct job *job, struct worker *w, double us);
+/* Whether the measurement would be kept (STARPU_CALIBRATE, and the entry's
+ * samples): a device runs a task alone only to calibrate it. */
+int pm_measure_kept(struct job *job, struct worker *w);
 /* Adds a measurement (µs) of task on comb/impl to model. */
 void pm_record(struct starpu_perfmodel *model, struct starpu_task *task, int comb, unsigned impl, double us);
 
