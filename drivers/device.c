@@ -14,6 +14,7 @@
 #include "core/job.h"
 #include "core/rt.h"
 #include "core/workers.h"
+#include "trace/trace.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -127,6 +128,16 @@ int drv_pipeline_progress(struct worker *w, int wait)
 		 * consistent before. */
 		drv_job_end(w, j, ret);
 		ended++;
+		/* The next one queued ran on the device after this one:
+		 * observers see it start no earlier (one task at a time on the
+		 * worker's row of a trace). */
+		if (p->n && trace_on())
+		{
+			struct job *next = p->jobs[p->head];
+			uint64_t now = trace_now();
+			if (next->tt.exec_start < now)
+				next->tt.exec_start = now;
+		}
 	}
 	return ended;
 }
