@@ -57,7 +57,16 @@ int vela_machine(int argc, char **argv)
 
 	unsigned n = starpu_worker_get_count();
 	printf("\n%u worker(s):\n", n);
-	printf("  %-4s %-12s %-8s %-6s %-6s %-10s %s\n", "id", "name", "kind", "devid", "node", "bound to", "perf arch");
+	/* Device workers' names say which device: as wide as the longest. */
+	int width = 12;
+	for (unsigned w = 0; w < n; w++)
+	{
+		char name[64];
+		starpu_worker_get_name((int) w, name, sizeof(name));
+		if ((int) strlen(name) > width)
+			width = (int) strlen(name);
+	}
+	printf("  %-4s %-*s %-20s %-6s %-6s %-10s %s\n", "id", width, "name", "kind", "devid", "node", "bound to", "perf arch");
 	for (unsigned w = 0; w < n; w++)
 	{
 		char name[64], arch[64], bind[32];
@@ -72,7 +81,7 @@ int vela_machine(int argc, char **argv)
 			snprintf(bind, sizeof(bind), "PU %d", b);
 		else
 			snprintf(bind, sizeof(bind), "-");
-		printf("  %-4u %-12s %-8s %-6d %-6u %-10s %s\n", w, name, starpu_worker_get_type_as_string(starpu_worker_get_type((int) w)),
+		printf("  %-4u %-*s %-20s %-6d %-6u %-10s %s\n", w, width, name, starpu_worker_get_type_as_string(starpu_worker_get_type((int) w)),
 		       starpu_worker_get_devid((int) w), starpu_worker_get_memory_node(w), bind, arch);
 	}
 

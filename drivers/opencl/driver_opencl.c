@@ -12,6 +12,7 @@
  */
 #include "drivers/opencl/opencl.h"
 #include "drivers/driver.h"
+#include "core/conf.h"
 #include "core/job.h"
 #include "core/rt.h"
 #include "core/workers.h"
@@ -89,18 +90,12 @@ static void discover(void)
 	os_mutex_unlock(&discover_lock);
 }
 
-static int env_flag(const char *var)
-{
-	const char *s = getenv(var);
-	return s && *s && strcmp(s, "0") != 0;
-}
-
-/* Whether the configuration lets the copies of this run be queued. */
+/* Whether the configuration (STARPU_DISABLE_ASYNCHRONOUS_COPY,
+ * STARPU_DISABLE_ASYNCHRONOUS_OPENCL_COPY) lets this run's copies be
+ * queued. */
 static int async_copies_allowed(const struct starpu_conf *conf)
 {
-	if (conf->disable_asynchronous_copy > 0 || conf->disable_asynchronous_opencl_copy > 0)
-		return 0;
-	return !env_flag("STARPU_DISABLE_ASYNCHRONOUS_COPY") && !env_flag("STARPU_DISABLE_ASYNCHRONOUS_OPENCL_COPY");
+	return !(conf->disable_asynchronous_copy > 0 || conf->disable_asynchronous_opencl_copy > 0);
 }
 
 static void release_device(struct ocl_device *d)
@@ -151,10 +146,13 @@ static int opencl_setup(const struct starpu_conf *conf, struct drv_device *out, 
 {
 	if (conf->nopencl == 0)
 		return 0;	/* not even the ICD loader is asked */
+	int on_cpus, only_cpus;
+	if (conf_env_flag("STARPU_OPENCL_ON_CPUS", &on_cpus) || conf_env_flag("STARPU_OPENCL_ONLY_ON_CPUS", &only_cpus))
+		return -EINVAL;
 	cl_device_type want = CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR;
-	if (env_flag("STARPU_OPENCL_ON_CPUS"))
+	if (on_cpus)
 		want |= CL_DEVICE_TYPE_CPU;
-	if (env_flag("STARPU_OPENCL_ONLY_ON_CPUS"))
+	if (only_cpus)
 		want = CL_DEVICE_TYPE_CPU;
 	discover();
 

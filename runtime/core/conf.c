@@ -100,6 +100,22 @@ static int env_int(const char *var, int *field, int precedence, long max)
 	return 0;
 }
 
+int conf_env_flag(const char *var, int *value)
+{
+	const char *s = getenv(var);
+	*value = 0;
+	if (!s || !*s)
+		return 0;
+	long v;
+	if (parse_uint(s, INT_MAX, &v))
+	{
+		rt_error("starpu_init: environment variable %s='%s' must be 0 or 1 (-EINVAL)", var, s);
+		return -EINVAL;
+	}
+	*value = v > 0;
+	return 0;
+}
+
 int conf_parse_cpuid_list(const char *var, const char *s, unsigned *ids, unsigned max_ids, unsigned *nids)
 {
 	/* Accepts "0 2 4", "0,2,4" and ranges "0-3". */
@@ -175,6 +191,9 @@ int conf_resolve(struct starpu_conf *out, const struct starpu_conf *user)
 	/* Devices (workers.c; real ones: drivers/<kind>/). */
 	ret |= env_int("STARPU_NCUDA", &out->ncuda, prec, STARPU_MAXCUDADEVS);
 	ret |= env_int("STARPU_NOPENCL", &out->nopencl, prec, STARPU_MAXOPENCLDEVS);
+	ret |= env_int("STARPU_DISABLE_ASYNCHRONOUS_COPY", &out->disable_asynchronous_copy, prec, INT_MAX);
+	ret |= env_int("STARPU_DISABLE_ASYNCHRONOUS_CUDA_COPY", &out->disable_asynchronous_cuda_copy, prec, INT_MAX);
+	ret |= env_int("STARPU_DISABLE_ASYNCHRONOUS_OPENCL_COPY", &out->disable_asynchronous_opencl_copy, prec, INT_MAX);
 	ret |= env_int("STARPU_CALIBRATE", &out->calibrate, prec, 2);
 	ret |= env_int("STARPU_BUS_CALIBRATE", &out->bus_calibrate, prec, 1);
 	/* Trace recording: STARPU_FXT_TRACE is StarPU's name, STARPU_TRACE a

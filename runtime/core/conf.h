@@ -13,6 +13,10 @@
 int conf_resolve(struct starpu_conf *out, const struct starpu_conf *user);
 /* Parses a STARPU_WORKERS_CPUID-style list. */
 int conf_parse_cpuid_list(const char *var, const char *s, unsigned *ids, unsigned max_ids, unsigned *nids);
+/* A boolean environment variable: *value 1 when set to a positive
+ * integer, 0 when unset, empty or 0; -EINVAL (message naming it) when it
+ * is not an integer. */
+int conf_env_flag(const char *var, int *value);
 /* STARPU_WORKERS_NOBIND is set. */
 int conf_nobind(void);
 
