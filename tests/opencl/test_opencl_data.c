@@ -10,7 +10,9 @@
  */
 #include "vtest.h"
 
+#include <errno.h>
 #include <starpu.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -225,6 +227,122 @@ static void test_void(void)
 	starpu_data_unregister(h);
 }
 
+/* Custom interfaces: a vector interface whose copy methods are its own,
+ * per kind of node (ram_to_opencl, opencl_to_ram: synchronous; or their
+ * _async forms, which queue the copy and give an event), or only
+ * any_to_any. Each counts its calls, so the test sees which one the
+ * runtime picked, as StarPU picks them. */
+static _Atomic int n_sync, n_async, n_any;
+
+static int v_ram_to_opencl(void *si, unsigned snode, void *di, unsigned dnode)
+{
+	struct starpu_vector_interface *s = si, *d = di;
+	int ret;
+	n_sync++;
+	cl_int err = starpu_opencl_copy_ram_to_opencl((void *) s->ptr, snode, (cl_mem) d->dev_handle, dnode,
+						      (size_t) s->nx * s->elemsize, d->offset, NULL, &ret);
+	return err == CL_SUCCESS ? ret : -EIO;
+}
+
+static int v_opencl_to_ram(void *si, unsigned snode, void *di, unsigned dnode)
+{
+	struct starpu_vector_interface *s = si, *d = di;
+	int ret;
+	n_sync++;
+	cl_int err = starpu_opencl_copy_opencl_to_ram((cl_mem) s->dev_handle, snode, (void *) d->ptr, dnode,
+						      (size_t) s->nx * s->elemsize, s->offset, NULL, &ret);
+	return err == CL_SUCCESS ? ret : -EIO;
+}
+
+static int v_ram_to_opencl_async(void *si, unsigned snode, void *di, unsigned dnode, cl_event *ev)
+{
+	struct starpu_vector_interface *s = si, *d = di;
+	int ret;
+	n_async++;
+	cl_int err = starpu_opencl_copy_ram_to_opencl((void *) s->ptr, snode, (cl_mem) d->dev_handle, dnode,
+						      (size_t) s->nx * s->elemsize, d->offset, ev, &ret);
+	return err == CL_SUCCESS ? ret : -EIO;
+}
+
+static int v_opencl_to_ram_async(void *si, unsigned snode, void *di, unsigned dnode, cl_event *ev)
+{
+	struct starpu_vector_interface *s = si, *d = di;
+	int ret;
+	n_async++;
+	cl_int err = starpu_opencl_copy_opencl_to_ram((cl_mem) s->dev_handle, snode, (void *) d->ptr, dnode,
+						      (size_t) s->nx * s->elemsize, s->offset, ev, &ret);
+	return err == CL_SUCCESS ? ret : -EIO;
+}
+
+static int v_any(void *si, unsigned snode, void *di, unsigned dnode, void *async)
+{
+	struct starpu_vector_interface *s = si, *d = di;
+	n_any++;
+	return starpu_interface_copy(s->dev_handle, s->offset, snode, d->dev_handle, d->offset, dnode,
+				     (size_t) s->nx * s->elemsize, async);
+}
+
+static int v_ram_to_ram(void *si, unsigned snode, void *di, unsigned dnode)
+{
+	return v_any(si, snode, di, dnode, NULL);
+}
+
+static struct starpu_data_copy_methods sync_methods = {
+	.ram_to_ram = v_ram_to_ram, .ram_to_opencl = v_ram_to_opencl, .opencl_to_ram = v_opencl_to_ram,
+};
+static struct starpu_data_copy_methods async_methods = {
+	.ram_to_ram = v_ram_to_ram, .ram_to_opencl = v_ram_to_opencl, .opencl_to_ram = v_opencl_to_ram,
+	.ram_to_opencl_async = v_ram_to_opencl_async, .opencl_to_ram_async = v_opencl_to_ram_async,
+};
+static struct starpu_data_copy_methods any_methods = { .any_to_any = v_any };
+
+static void custom_round_trip(struct starpu_data_copy_methods *m)
+{
+	static struct starpu_data_interface_ops ops;
+	ops = starpu_interface_vector_ops;
+	ops.copy_methods = m;
+	ops.interfaceid = (enum starpu_data_interface_id) starpu_data_interface_get_next_id();
+	ops.name = "custom_vector";
+	unsigned n = 5000;
+	float *v = malloc(n * sizeof(float));
+	fill_pattern(v, n * sizeof(float), 9);
+	struct starpu_vector_interface iface = {
+		.id = ops.interfaceid, .ptr = (uintptr_t) v, .dev_handle = (uintptr_t) v, .nx = n, .elemsize = sizeof(float),
+	};
+	starpu_data_handle_t h;
+	starpu_data_register(&h, STARPU_MAIN_RAM, &iface, &ops);
+	n_sync = n_async = n_any = 0;
+	struct region r[] = { { v, n * sizeof(float) } };
+	round_trip(h, r, 1);
+	starpu_data_unregister(h);
+	free(v);
+}
+
+static void test_custom_sync_methods(void)
+{
+	custom_round_trip(&sync_methods);
+	/* RAM to device and back, each with the interface's own method. */
+	CU_ASSERT_EQUAL(n_sync, 2);
+	CU_ASSERT_EQUAL(n_async + n_any, 0);
+}
+
+static void test_custom_async_methods(void)
+{
+	custom_round_trip(&async_methods);
+	/* The task's fetch queues its copy (the _async method); the
+	 * application's acquire waits, with the synchronous one. */
+	CU_ASSERT_EQUAL(n_async, 1);
+	CU_ASSERT_EQUAL(n_sync, 1);
+	CU_ASSERT_EQUAL(n_any, 0);
+}
+
+static void test_custom_any_to_any(void)
+{
+	custom_round_trip(&any_methods);
+	CU_ASSERT_EQUAL(n_any, 2);
+	CU_ASSERT_EQUAL(n_sync + n_async, 0);
+}
+
 /* ------------------------------------------------------------------ */
 /* Kernels on device buffers. */
 
@@ -367,6 +485,9 @@ static const struct vtest_case roundtrip_cases[] = {
 	{ "bcsr", test_bcsr },
 	{ "coo", test_coo },
 	{ "void", test_void },
+	{ "custom_sync_methods", test_custom_sync_methods },
+	{ "custom_async_methods", test_custom_async_methods },
+	{ "custom_any_to_any", test_custom_any_to_any },
 	VTEST_END
 };
 
