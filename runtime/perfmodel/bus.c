@@ -6,7 +6,7 @@
  *                      STARPU_MAXNODES values in MB/s, [src][dst], "nan"
  *                      where unknown;
  *   <host>.latency     the same in µs;
- *   <host>.affinity    per GPU, the NUMA nodes by distance (none here yet);
+ *   <host>.affinity    per GPU, the NUMA nodes by distance (in their order);
  *   <host>.config      what the machine looked like when calibrated (CPUs,
  *                      NUMA nodes, devices): a different machine behind the
  *                      same host name triggers a new calibration;
@@ -182,11 +182,22 @@ static int write_affinity(const char *path, const struct pm_bus *b)
 	FILE *f = fopen(tmp, "w");
 	if (!f)
 		return -errno;
-	/* One line per GPU listing NUMA nodes by distance; no GPU driver yet. */
+	/* One line per device (CUDA ones, then OpenCL ones, as StarPU reads
+	 * them): its number, then the NUMA nodes from the closest; with no
+	 * distances measured, in their order. */
 	fprintf(f, "# GPU\t");
 	for (unsigned i = 0; i < b->nnuma; i++)
 		fprintf(f, "NUMA%u\t", i);
 	fprintf(f, "\n");
+	unsigned ndev[2] = { b->ncuda, b->nopencl };
+	for (unsigned kind = 0; kind < 2; kind++)
+		for (unsigned d = 0; d < ndev[kind]; d++)
+		{
+			fprintf(f, "%u\t", d);
+			for (unsigned i = 0; i < b->nnuma; i++)
+				fprintf(f, "%u\t", i);
+			fprintf(f, "\n");
+		}
 	int ret = ferror(f) ? -EIO : 0;
 	if (fclose(f) && !ret)
 		ret = -errno;
