@@ -370,6 +370,20 @@ static void test_source_as_given(void)
 	vtest_setenv("STARPU_OPENCL_PROGRAM_DIR", NULL);
 	check_source(path, path, dir, add_src);
 	CU_ASSERT_STRING_EQUAL(msg, "");
+	/* A name relative to the current directory: found there. */
+	char cwd[PATH_MAX];
+	CU_ASSERT_FATAL(getcwd(cwd, sizeof(cwd)) != NULL);
+	CU_ASSERT_FATAL(chdir(tmpdir) == 0);
+	check_source("k.cl", "k.cl", "./", add_src);
+	CU_ASSERT_STRING_EQUAL(msg, "");
+	/* And built there, with a header beside it. */
+	write_file(".", "vela_inc.cl", inc_src);
+	write_file(".", "vela_inc_value.h", inc_header);
+	struct starpu_opencl_program p;
+	CU_ASSERT_EQUAL(starpu_opencl_load_opencl_from_file("vela_inc.cl", &p, NULL), CL_SUCCESS);
+	CU_ASSERT_EQUAL(chdir(cwd), 0);
+	CU_ASSERT_EQUAL(run_add(&p, 1, 41), 0);
+	starpu_opencl_unload_opencl(&p);
 	vtest_env_restore();
 	remove_tmpdir();
 }
@@ -801,6 +815,14 @@ static void test_copy_ram_opencl(void)
 			CU_ASSERT(err == CL_SUCCESS && ret == 0);
 		CU_ASSERT(memcmp(out, want + 1500, 1000) == 0);
 		CU_ASSERT(out[1000] == 0xEE);
+		/* Nothing to copy: done at once, no event. */
+		ev = (cl_event) 1;
+		ret = 12345;
+		CU_ASSERT_EQUAL(starpu_opencl_copy_ram_to_opencl(pb, STARPU_MAIN_RAM, m, node, 0, 0, evp ? &ev : NULL, &ret), CL_SUCCESS);
+		CU_ASSERT_EQUAL(ret, 0);
+		if (async)
+			CU_ASSERT(ev == NULL);
+		CU_ASSERT(read_all(m) && memcmp(out, want, NB) == 0);
 		clReleaseMemObject(m);
 	}
 }
