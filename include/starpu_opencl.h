@@ -11,6 +11,14 @@
  *
  * Buffers on an OpenCL memory node are cl_mem objects: the interfaces'
  * dev_handle (and ptr) hold the cl_mem, offset the byte offset into it.
+ *
+ * Errors: the functions return CL_SUCCESS or an OpenCL error code. An
+ * argument that is not valid (NULL, a devid that is not one of the run's
+ * devices, a node of the wrong kind, a missing file) gives CL_INVALID_VALUE
+ * and one line on stderr naming the call and the argument; a program never
+ * built for the device gives CL_INVALID_PROGRAM, and a NULL kernel or event
+ * OpenCL's own CL_INVALID_KERNEL / CL_INVALID_EVENT. A program that does
+ * not build gives CL_BUILD_PROGRAM_FAILURE with its build log printed.
  */
 #ifndef STARPU_OPENCL_H
 #define STARPU_OPENCL_H
@@ -42,11 +50,14 @@ struct starpu_opencl_program
 	cl_program programs[STARPU_MAXOPENCLDEVS];
 };
 
-/* Devices by id (0 .. starpu_opencl_worker_get_count()-1 in a run). */
+/* Devices by id (starpu_worker_get_devid of the OpenCL workers): NULL
+ * (message printed) for an id that is not one of the run's devices;
+ * get_device takes any device found. */
 void starpu_opencl_get_context(int devid, cl_context *context);
 void starpu_opencl_get_device(int devid, cl_device_id *device);
 void starpu_opencl_get_queue(int devid, cl_command_queue *queue);
-/* The calling OpenCL worker's context and kernel queue. */
+/* The calling OpenCL worker's context and kernel queue; NULL (message
+ * printed) from any other thread. */
 void starpu_opencl_get_current_context(cl_context *context);
 void starpu_opencl_get_current_queue(cl_command_queue *queue);
 
@@ -56,13 +67,18 @@ void starpu_opencl_get_current_queue(cl_command_queue *queue);
 int starpu_opencl_set_kernel_args(cl_int *err, cl_kernel *kernel, ...);
 
 /* Program sources: a file is looked for as given, then in
- * STARPU_OPENCL_PROGRAM_DIR. The buffers of the first form must be large
- * enough (the file's size + 1, and PATH_MAX for the names). */
+ * STARPU_OPENCL_PROGRAM_DIR; the directory found ends with '/'. A file not
+ * found gives three empty strings (message printed). The buffers of the
+ * first form must be large enough (the file's size + 1, and PATH_MAX for
+ * the names); the second form mallocs all three (the caller frees them). */
 void starpu_opencl_load_program_source(const char *source_file_name, char *located_file_name, char *located_dir_name, char *opencl_program_source);
 void starpu_opencl_load_program_source_malloc(const char *source_file_name, char **located_file_name, char **located_dir_name, char **opencl_program_source);
 
-/* Builds a program for every OpenCL device of the run. On a build failure
- * the build log is printed and the OpenCL error returned. */
+/* Builds a program for every OpenCL device of the run (the other entries
+ * are NULL). From a file, its directory is added to the include path
+ * (unless its name has a space: build options cannot name it). On a
+ * build failure the build log is printed and the OpenCL error returned,
+ * with no program kept. */
 int starpu_opencl_load_opencl_from_file(const char *source_file_name, struct starpu_opencl_program *opencl_programs, const char *build_options);
 int starpu_opencl_load_opencl_from_string(const char *opencl_program_source, struct starpu_opencl_program *opencl_programs, const char *build_options);
 int starpu_opencl_unload_opencl(struct starpu_opencl_program *opencl_programs);
@@ -76,7 +92,10 @@ int starpu_opencl_load_binary_opencl(const char *kernel_id, struct starpu_opencl
 int starpu_opencl_load_kernel(cl_kernel *kernel, cl_command_queue *queue, struct starpu_opencl_program *opencl_programs, const char *kernel_name, int devid);
 int starpu_opencl_release_kernel(cl_kernel kernel);
 
-/* Adds a finished kernel's run time to the worker's profiling counters. */
+/* Checks that a finished kernel's profiling times can be read (the kernel
+ * queues profile): CL_SUCCESS, or the OpenCL error. StarPU reads vendor
+ * counters (cycles, energy) here that no device Vela drives has; a task's
+ * own times are the runtime's, not this function's. */
 int starpu_opencl_collect_stats(cl_event event);
 
 /* Errors. */

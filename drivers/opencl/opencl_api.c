@@ -4,10 +4,12 @@
  *
  * Errors: these functions return CL_SUCCESS or an OpenCL error code, as
  * their StarPU counterparts; arguments that are not valid (NULL, a device
- * that is not one of the run's, a missing file) give CL_INVALID_VALUE (or
- * CL_INVALID_PROGRAM for a program not built) with a message naming them,
- * and a program that does not build gives CL_BUILD_PROGRAM_FAILURE with
- * its build log printed.
+ * that is not one of the run's, a node of the wrong kind, a missing file)
+ * give CL_INVALID_VALUE (CL_INVALID_PROGRAM for a program not built,
+ * OpenCL's CL_INVALID_KERNEL / CL_INVALID_EVENT for a NULL kernel or event)
+ * with a message naming them, and a program that does not build gives
+ * CL_BUILD_PROGRAM_FAILURE with its build log printed. They are checked
+ * before OpenCL sees them: a wrong object given to OpenCL can crash it.
  */
 #include "drivers/opencl/opencl.h"
 #include "core/rt.h"
@@ -24,25 +26,37 @@
 /* ------------------------------------------------------------------ */
 /* Devices. */
 
+/* The run's device devid, or NULL with a message naming fn and devid. */
+static struct ocl_device *run_device(int devid, const char *fn)
+{
+	struct ocl_device *d = ocl_device_used(devid, NULL);
+	if (!d)
+		rt_error("%s: devid %d is not an OpenCL device of this run (%u driven) (CL_INVALID_VALUE)", fn, devid,
+			 starpu_opencl_worker_get_count());
+	return d;
+}
+
 void starpu_opencl_get_context(int devid, cl_context *context)
 {
-	struct ocl_device *d = ocl_device_used(devid, "starpu_opencl_get_context");
+	struct ocl_device *d = run_device(devid, "starpu_opencl_get_context");
 	if (context)
 		*context = d ? d->context : NULL;
 }
 
+/* Any device found, driven by the run or not (its id is all it needs). */
 void starpu_opencl_get_device(int devid, cl_device_id *device)
 {
 	struct ocl_device *d = devid >= 0 && devid < (int) ocl_ndevices ? &ocl_devices[devid] : NULL;
 	if (!d)
-		rt_error("starpu_opencl_get_device: %d is not an OpenCL device (%u found) (-EINVAL)", devid, ocl_ndevices);
+		rt_error("starpu_opencl_get_device: devid %d is not an OpenCL device (%u found) (CL_INVALID_VALUE)", devid,
+			 ocl_ndevices);
 	if (device)
 		*device = d ? d->id : NULL;
 }
 
 void starpu_opencl_get_queue(int devid, cl_command_queue *queue)
 {
-	struct ocl_device *d = ocl_device_used(devid, "starpu_opencl_get_queue");
+	struct ocl_device *d = run_device(devid, "starpu_opencl_get_queue");
 	if (queue)
 		*queue = d ? d->queue : NULL;
 }
@@ -53,10 +67,10 @@ static struct ocl_device *current_device(const char *fn)
 	struct worker *w = worker_self();
 	if (!w || w->arch != STARPU_OPENCL_WORKER)
 	{
-		rt_error("%s: not called by an OpenCL worker (-EINVAL)", fn);
+		rt_error("%s: not called by an OpenCL worker (the result is NULL)", fn);
 		return NULL;
 	}
-	return ocl_device_used(w->devid, fn);
+	return run_device(w->devid, fn);
 }
 
 void starpu_opencl_get_current_context(cl_context *context)
@@ -169,18 +183,21 @@ static char *slurp(const char *path, size_t *len)
 	return buf;
 }
 
-void starpu_opencl_load_program_source_malloc(const char *source_file_name, char **located_file_name,
-					      char **located_dir_name, char **opencl_program_source)
+/* Both forms: the three strings malloc'd (the caller frees them), empty
+ * when the file is not found (message naming fn and the file). */
+static void load_source(const char *fn, const char *source_file_name, char **located_file_name, char **located_dir_name,
+			char **opencl_program_source)
 {
 	char path[PATH_MAX], dir[PATH_MAX];
 	char *src = NULL;
+	const char *pdir = getenv("STARPU_OPENCL_PROGRAM_DIR");
 	if (!source_file_name)
-		rt_error("starpu_opencl_load_program_source: source_file_name is NULL");
+		rt_error("%s: source_file_name is NULL", fn);
 	else if (locate(source_file_name, path, dir))
-		rt_error("starpu_opencl_load_program_source: '%s' was found neither as given nor in STARPU_OPENCL_PROGRAM_DIR (%s)",
-			 source_file_name, getenv("STARPU_OPENCL_PROGRAM_DIR") ? getenv("STARPU_OPENCL_PROGRAM_DIR") : "unset");
+		rt_error("%s: '%s' was found neither as given nor in STARPU_OPENCL_PROGRAM_DIR (%s)", fn, source_file_name,
+			 pdir ? pdir : "unset");
 	else if (!(src = slurp(path, NULL)))
-		rt_error("starpu_opencl_load_program_source: cannot read '%s'", path);
+		rt_error("%s: cannot read '%s'", fn, path);
 	if (!src)
 		path[0] = dir[0] = 0;
 	if (located_file_name)
@@ -188,16 +205,23 @@ void starpu_opencl_load_program_source_malloc(const char *source_file_name, char
 	if (located_dir_name)
 		*located_dir_name = strdup(dir);
 	if (opencl_program_source)
-		*opencl_program_source = src;
+		*opencl_program_source = src ? src : strdup("");
 	else
 		free(src);
+}
+
+void starpu_opencl_load_program_source_malloc(const char *source_file_name, char **located_file_name,
+					      char **located_dir_name, char **opencl_program_source)
+{
+	load_source("starpu_opencl_load_program_source_malloc", source_file_name, located_file_name, located_dir_name,
+		    opencl_program_source);
 }
 
 void starpu_opencl_load_program_source(const char *source_file_name, char *located_file_name, char *located_dir_name,
 				       char *opencl_program_source)
 {
 	char *file, *dir, *src;
-	starpu_opencl_load_program_source_malloc(source_file_name, &file, &dir, &src);
+	load_source("starpu_opencl_load_program_source", source_file_name, &file, &dir, &src);
 	if (located_file_name)
 		strcpy(located_file_name, file ? file : "");
 	if (located_dir_name)
@@ -310,6 +334,14 @@ static char *file_source(const char *fn, const char *name, const char *options, 
 		rt_error("%s: cannot read '%s' (CL_INVALID_VALUE)", fn, path);
 		return NULL;
 	}
+	/* OpenCL build options are split at spaces, with no quoting that every
+	 * implementation takes (PoCL passes quotes and backslashes through):
+	 * a directory with a space cannot be named, so it is left out rather
+	 * than break the build of a file that includes nothing. */
+	int named = !strpbrk(dir, " \t\n");
+	if (!named)
+		rt_warn("%s: the directory of '%s' has a space and cannot be passed to the OpenCL compiler: files it "
+			"#includes from there will not be found", fn, path);
 	size_t len = strlen(dir) + (options ? strlen(options) : 0) + 8;
 	*full_options = malloc(len);
 	if (!*full_options)
@@ -317,7 +349,8 @@ static char *file_source(const char *fn, const char *name, const char *options, 
 		free(src);
 		return NULL;
 	}
-	snprintf(*full_options, len, "-I %s%s%s", dir, options ? " " : "", options ? options : "");
+	snprintf(*full_options, len, "%s%s%s%s", named ? "-I " : "", named ? dir : "", named && options ? " " : "",
+		 options ? options : "");
 	return src;
 }
 
@@ -498,7 +531,7 @@ int starpu_opencl_load_kernel(cl_kernel *kernel, cl_command_queue *queue, struct
 		return CL_INVALID_VALUE;
 	}
 	*kernel = NULL;
-	struct ocl_device *d = ocl_device_used(devid, fn);
+	struct ocl_device *d = run_device(devid, fn);
 	if (!d)
 		return CL_INVALID_VALUE;
 	cl_program p = opencl_programs->programs[devid];
@@ -552,13 +585,16 @@ int starpu_opencl_collect_stats(cl_event event)
 
 cl_int starpu_opencl_allocate_memory(int devid, cl_mem *addr, size_t size, cl_mem_flags flags)
 {
-	struct ocl_device *d = ocl_device_used(devid, "starpu_opencl_allocate_memory");
-	if (!d || !addr)
+	const char *fn = "starpu_opencl_allocate_memory";
+	if (!addr)
 	{
-		if (!addr)
-			rt_error("starpu_opencl_allocate_memory: addr is NULL (CL_INVALID_VALUE)");
+		rt_error("%s: addr is NULL (CL_INVALID_VALUE)", fn);
 		return CL_INVALID_VALUE;
 	}
+	*addr = NULL;
+	struct ocl_device *d = run_device(devid, fn);
+	if (!d)
+		return CL_INVALID_VALUE;
 	cl_int err;
 	*addr = clCreateBuffer(d->context, flags, size, NULL, &err);
 	if (err != CL_SUCCESS)
@@ -573,9 +609,33 @@ static cl_int copy_done(cl_int err, cl_event *event, int *ret)
 	return err;
 }
 
+/* Whether node is what a copy helper takes on that side: main RAM, or an
+ * OpenCL node of the run. Checked before anything is taken for a cl_mem:
+ * a host pointer handed to OpenCL as one is a crash, not an error code. */
+static int node_is(const char *fn, const char *arg, unsigned node, enum starpu_node_kind kind)
+{
+	enum starpu_node_kind k = starpu_node_get_kind(node);
+	if (k == kind && (kind != STARPU_OPENCL_RAM || ocl_device_of_node(node, NULL)))
+		return 1;
+	rt_error("%s: %s %u is not %s (CL_INVALID_VALUE)", fn, arg, node,
+		 kind == STARPU_OPENCL_RAM ? "an OpenCL memory node of this run" : "a CPU RAM node");
+	return 0;
+}
+
+/* A bad node as the copy helpers report it: nothing queued. */
+static cl_int bad_node(cl_event *event, int *ret)
+{
+	if (event)
+		*event = NULL;
+	return copy_done(CL_INVALID_VALUE, event, ret);
+}
+
 cl_int starpu_opencl_copy_ram_to_opencl(void *ptr, unsigned src_node, cl_mem buffer, unsigned dst_node, size_t size,
 					size_t offset, cl_event *event, int *ret)
 {
+	const char *fn = "starpu_opencl_copy_ram_to_opencl";
+	if (!node_is(fn, "src_node", src_node, STARPU_CPU_RAM) || !node_is(fn, "dst_node", dst_node, STARPU_OPENCL_RAM))
+		return bad_node(event, ret);
 	cl_int err = ocl_copy((uintptr_t) ptr, 0, src_node, (uintptr_t) buffer, offset, dst_node, size, event);
 	return copy_done(err, event, ret);
 }
@@ -583,6 +643,9 @@ cl_int starpu_opencl_copy_ram_to_opencl(void *ptr, unsigned src_node, cl_mem buf
 cl_int starpu_opencl_copy_opencl_to_ram(cl_mem buffer, unsigned src_node, void *ptr, unsigned dst_node, size_t size,
 					size_t offset, cl_event *event, int *ret)
 {
+	const char *fn = "starpu_opencl_copy_opencl_to_ram";
+	if (!node_is(fn, "src_node", src_node, STARPU_OPENCL_RAM) || !node_is(fn, "dst_node", dst_node, STARPU_CPU_RAM))
+		return bad_node(event, ret);
 	cl_int err = ocl_copy((uintptr_t) buffer, offset, src_node, (uintptr_t) ptr, 0, dst_node, size, event);
 	return copy_done(err, event, ret);
 }
@@ -590,6 +653,9 @@ cl_int starpu_opencl_copy_opencl_to_ram(cl_mem buffer, unsigned src_node, void *
 cl_int starpu_opencl_copy_opencl_to_opencl(cl_mem src, unsigned src_node, size_t src_offset, cl_mem dst, unsigned dst_node,
 					   size_t dst_offset, size_t size, cl_event *event, int *ret)
 {
+	const char *fn = "starpu_opencl_copy_opencl_to_opencl";
+	if (!node_is(fn, "src_node", src_node, STARPU_OPENCL_RAM) || !node_is(fn, "dst_node", dst_node, STARPU_OPENCL_RAM))
+		return bad_node(event, ret);
 	cl_int err = ocl_copy((uintptr_t) src, src_offset, src_node, (uintptr_t) dst, dst_offset, dst_node, size, event);
 	return copy_done(err, event, ret);
 }
@@ -597,6 +663,20 @@ cl_int starpu_opencl_copy_opencl_to_opencl(cl_mem src, unsigned src_node, size_t
 cl_int starpu_opencl_copy_async_sync(uintptr_t src, size_t src_offset, unsigned src_node, uintptr_t dst, size_t dst_offset,
 				     unsigned dst_node, size_t size, cl_event *event)
 {
+	const char *fn = "starpu_opencl_copy_async_sync";
+	/* RAM to OpenCL, OpenCL to RAM, OpenCL to OpenCL: the OpenCL side
+	 * decides what the other may be. */
+	int src_ocl = starpu_node_get_kind(src_node) == STARPU_OPENCL_RAM;
+	int dst_ocl = starpu_node_get_kind(dst_node) == STARPU_OPENCL_RAM;
+	if (!src_ocl && !dst_ocl)
+	{
+		rt_error("%s: neither src_node %u nor dst_node %u is an OpenCL memory node (CL_INVALID_VALUE)", fn, src_node,
+			 dst_node);
+		return bad_node(event, NULL);
+	}
+	if (!node_is(fn, "src_node", src_node, src_ocl ? STARPU_OPENCL_RAM : STARPU_CPU_RAM) ||
+	    !node_is(fn, "dst_node", dst_node, dst_ocl ? STARPU_OPENCL_RAM : STARPU_CPU_RAM))
+		return bad_node(event, NULL);
 	cl_int err = ocl_copy(src, src_offset, src_node, dst, dst_offset, dst_node, size, event);
 	if (err != CL_SUCCESS)
 		return err;
