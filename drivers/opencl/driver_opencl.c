@@ -25,6 +25,10 @@ extern const struct drv_node_ops drv_opencl_node_ops;
 
 struct ocl_device ocl_devices[STARPU_MAXOPENCLDEVS];
 unsigned ocl_ndevices;
+/* Every device of every platform, found once per process; a run's
+ * ocl_devices are those of the wanted types among them. */
+static struct ocl_device found[STARPU_MAXOPENCLDEVS];
+static unsigned nfound;
 static os_mutex_t discover_lock = OS_MUTEX_INITIALIZER;
 static int discovered;
 
@@ -65,7 +69,7 @@ static void discover(void)
 		nplatforms = 0;	/* CL_PLATFORM_NOT_FOUND_KHR: no ICD installed */
 	if (nplatforms > 8)
 		nplatforms = 8;
-	for (cl_uint p = 0; p < nplatforms && ocl_ndevices < STARPU_MAXOPENCLDEVS; p++)
+	for (cl_uint p = 0; p < nplatforms && nfound < STARPU_MAXOPENCLDEVS; p++)
 	{
 		cl_device_id ids[STARPU_MAXOPENCLDEVS];
 		cl_uint n = 0;
@@ -73,9 +77,9 @@ static void discover(void)
 			continue;
 		if (n > STARPU_MAXOPENCLDEVS)
 			n = STARPU_MAXOPENCLDEVS;
-		for (cl_uint i = 0; i < n && ocl_ndevices < STARPU_MAXOPENCLDEVS; i++)
+		for (cl_uint i = 0; i < n && nfound < STARPU_MAXOPENCLDEVS; i++)
 		{
-			struct ocl_device *d = &ocl_devices[ocl_ndevices++];
+			struct ocl_device *d = &found[nfound++];
 			memset(d, 0, sizeof(*d));
 			d->platform = platforms[p];
 			d->id = ids[i];
@@ -155,9 +159,15 @@ static int opencl_setup(const struct starpu_conf *conf, struct drv_device *out, 
 	if (only_cpus)
 		want = CL_DEVICE_TYPE_CPU;
 	discover();
+	/* Devices are numbered among those of the wanted types, as StarPU
+	 * numbers them (a GPU is device 0 whether or not PoCL is installed). */
+	memset(ocl_devices, 0, sizeof(ocl_devices));
+	ocl_ndevices = 0;
+	for (unsigned i = 0; i < nfound; i++)
+		if (found[i].type & want)
+			ocl_devices[ocl_ndevices++] = found[i];
 
-	/* The candidates, by device number: those listed, else every device
-	 * of the wanted types. */
+	/* The candidates, by device number: those listed, else all. */
 	int candidates[STARPU_MAXOPENCLDEVS];
 	unsigned ncand = 0;
 	if (conf->use_explicit_workers_opencl_gpuid)
@@ -168,7 +178,8 @@ static int opencl_setup(const struct starpu_conf *conf, struct drv_device *out, 
 			if (id >= ocl_ndevices)
 			{
 				rt_error("starpu_init: STARPU_WORKERS_OPENCLID / conf.workers_opencl_gpuid names OpenCL device %u, "
-					 "but %u were found (-EINVAL)", id, ocl_ndevices);
+					 "but the usable ones are numbered 0 to %d (%u device(s) found, %u of the wanted types) (-EINVAL)",
+					 id, (int) ocl_ndevices - 1, nfound, ocl_ndevices);
 				return -EINVAL;
 			}
 			int dup = 0;
@@ -180,14 +191,13 @@ static int opencl_setup(const struct starpu_conf *conf, struct drv_device *out, 
 	}
 	else
 		for (unsigned i = 0; i < ocl_ndevices; i++)
-			if (ocl_devices[i].type & want)
-				candidates[ncand++] = (int) i;
+			candidates[ncand++] = (int) i;
 
 	unsigned wanted = conf->nopencl < 0 ? ncand : (unsigned) conf->nopencl;
 	if (wanted > ncand)
 	{
 		rt_warn("starpu_init: %u OpenCL device(s) requested (STARPU_NOPENCL / conf.nopencl), %u usable; using %u%s",
-			wanted, ncand, ncand, ocl_ndevices > ncand ? " (CPU devices need STARPU_OPENCL_ON_CPUS=1)" : "");
+			wanted, ncand, ncand, nfound > ocl_ndevices ? " (CPU devices need STARPU_OPENCL_ON_CPUS=1)" : "");
 		wanted = ncand;
 	}
 	if (wanted > max)

@@ -160,7 +160,8 @@ int conf_parse_cpuid_list(const char *var, const char *s, unsigned *ids, unsigne
 	*nids = n;
 	return 0;
 bad:
-	rt_error("starpu_init: %s='%s' is not a list of processing unit numbers (e.g. \"0 1 2\" or \"0-3\")", var, s);
+	rt_error("starpu_init: %s='%s' is not a list of %s numbers (e.g. \"0 1 2\" or \"0-3\") (-EINVAL)", var, s,
+		 strstr(var, "OPENCL") || strstr(var, "CUDA") ? "device" : "processing unit");
 	return -EINVAL;
 }
 
