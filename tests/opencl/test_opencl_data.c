@@ -343,6 +343,52 @@ static void test_custom_any_to_any(void)
 	CU_ASSERT_EQUAL(n_sync + n_async, 0);
 }
 
+/* Data whose home is the device: the application's own buffer there
+ * (starpu_malloc_on_node), filled by a copy; a CPU task changes it, and
+ * unregistering brings it home to the device. */
+static void scale_cpu(void *buffers[], void *arg)
+{
+	(void) arg;
+	float *v = (float *) STARPU_VECTOR_GET_PTR(buffers[0]);
+	for (unsigned i = 0; i < STARPU_VECTOR_GET_NX(buffers[0]); i++)
+		v[i] *= 2.0f;
+}
+
+static struct starpu_codelet scale_cpu_cl = {
+	.cpu_funcs = { scale_cpu },
+	.nbuffers = 1,
+	.modes = { STARPU_RW },
+	.name = "scale_cpu",
+};
+
+static void test_home_on_device(void)
+{
+	unsigned node = ocl_worker_node(), n = 3000;
+	float *v = malloc(n * sizeof(float)), *back = malloc(n * sizeof(float));
+	for (unsigned i = 0; i < n; i++)
+		v[i] = (float) i;
+	uintptr_t buf = starpu_malloc_on_node(node, n * sizeof(float));
+	CU_ASSERT_FATAL(buf != 0);
+	int ret;
+	CU_ASSERT_EQUAL_FATAL(starpu_opencl_copy_ram_to_opencl(v, STARPU_MAIN_RAM, (cl_mem) buf, node, n * sizeof(float), 0, NULL,
+							       &ret), CL_SUCCESS);
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, (int) node, buf, n, sizeof(float));
+	CU_ASSERT_EQUAL(starpu_data_get_home_node(h), (int) node);
+	CU_ASSERT_EQUAL(starpu_task_insert(&scale_cpu_cl, STARPU_RW, h, 0), 0);
+	starpu_task_wait_for_all();
+	starpu_data_unregister(h);
+	CU_ASSERT_EQUAL_FATAL(starpu_opencl_copy_opencl_to_ram((cl_mem) buf, node, back, STARPU_MAIN_RAM, n * sizeof(float), 0, NULL,
+							       &ret), CL_SUCCESS);
+	unsigned bad = 0;
+	for (unsigned i = 0; i < n; i++)
+		bad += back[i] != 2.0f * (float) i;
+	CU_ASSERT_EQUAL(bad, 0);
+	starpu_free_on_node(node, buf, n * sizeof(float));
+	free(v);
+	free(back);
+}
+
 /* ------------------------------------------------------------------ */
 /* Kernels on device buffers. */
 
@@ -488,6 +534,7 @@ static const struct vtest_case roundtrip_cases[] = {
 	{ "custom_sync_methods", test_custom_sync_methods },
 	{ "custom_async_methods", test_custom_async_methods },
 	{ "custom_any_to_any", test_custom_any_to_any },
+	{ "home_on_device", test_home_on_device },
 	VTEST_END
 };
 
