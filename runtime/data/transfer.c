@@ -260,6 +260,9 @@ static int transfer(starpu_data_handle_t h, unsigned dst, int may_queue)
 			os_mutex_lock(&h->lock);
 			h->nrefs++;	/* the copy keeps the handle */
 			inflight_add(x);
+			/* A thread that found the replicate transferring before
+			 * the copy was listed sleeps: now it can end it itself. */
+			os_cond_broadcast(&h->busy_cond);
 			return 1;
 		}
 		/* A part was queued before another failed: let it end. */
