@@ -19,16 +19,66 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#ifdef STARPU_USE_CUDA
+extern const struct drv_device_kind drv_cuda_kind;
+#endif
 #ifdef STARPU_USE_OPENCL
 extern const struct drv_device_kind drv_opencl_kind;
 #endif
 
 const struct drv_device_kind *const drv_device_kinds[] = {
+#ifdef STARPU_USE_CUDA
+	&drv_cuda_kind,
+#endif
 #ifdef STARPU_USE_OPENCL
 	&drv_opencl_kind,
 #endif
 	NULL
 };
+
+int drv_host_alloc(void **ptr, size_t size)
+{
+	for (const struct drv_device_kind *const *k = drv_device_kinds; *k; k++)
+		if ((*k)->host_alloc)
+		{
+			int ret = (*k)->host_alloc(ptr, size);
+			if (ret != -ENODEV)
+				return ret;
+		}
+	return -ENODEV;
+}
+
+int drv_host_free(void *ptr)
+{
+	for (const struct drv_device_kind *const *k = drv_device_kinds; *k; k++)
+		if ((*k)->host_free && (*k)->host_free(ptr))
+			return 1;
+	return 0;
+}
+
+int drv_host_register(void *ptr, size_t size)
+{
+	for (const struct drv_device_kind *const *k = drv_device_kinds; *k; k++)
+		if ((*k)->host_register)
+		{
+			int ret = (*k)->host_register(ptr, size);
+			if (ret != -ENODEV)
+				return ret;
+		}
+	return -ENODEV;
+}
+
+int drv_host_unregister(void *ptr)
+{
+	for (const struct drv_device_kind *const *k = drv_device_kinds; *k; k++)
+		if ((*k)->host_unregister)
+		{
+			int ret = (*k)->host_unregister(ptr);
+			if (ret != -ENODEV)
+				return ret;
+		}
+	return -ENODEV;
+}
 
 /* A ring of jobs in flight with their events, oldest at head. Owned by
  * the worker's thread. */

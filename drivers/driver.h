@@ -101,6 +101,9 @@ struct drv_node_ops
 	 * the data layer then uses any_to_any. */
 	int (*copy_interface)(const struct starpu_data_copy_methods *m, void *src_interface, unsigned src_node,
 			      void *dst_interface, unsigned dst_node, struct drv_async *async);
+	/* Devices (version 2): whether two nodes of this driver copy one to
+	 * the other directly (GPU peers); NULL: never, through RAM. */
+	int (*peer)(unsigned src_node, unsigned dst_node);
 };
 
 /* A copy in flight: what interfaces' copy methods receive as async_data
@@ -122,6 +125,7 @@ struct drv_device
 	int devid;			/* among the run's devices of its kind */
 	ssize_t memsize;		/* bytes of device memory, -1 if unknown */
 	char name[48];			/* the device's own name, for worker names */
+	unsigned nworkers;		/* workers sharing it (0 means 1) */
 };
 
 /* A kind of device (drivers/<kind>/). setup finds the devices this run
@@ -142,11 +146,31 @@ struct drv_device_kind
 	unsigned pipeline_default;
 	int (*setup)(const struct starpu_conf *conf, struct drv_device *out, unsigned max);
 	void (*teardown)(void);
+	/* Pinned host memory, for kinds whose copies want it (NULL: none).
+	 * host_alloc: 0 and *ptr, -ENODEV when the run has no such device,
+	 * or a negative errno; host_free: 1 if ptr was its own (freed), else
+	 * 0; host_register/unregister pin memory the application allocated
+	 * (0, -ENODEV without devices, or a negative errno). */
+	int (*host_alloc)(void **ptr, size_t size);
+	int (*host_free)(void *ptr);
+	int (*host_register)(void *ptr, size_t size);
+	int (*host_unregister)(void *ptr);
+	/* One line on what the machine has of this kind, for `vela machine`
+	 * (found, usable, why not). */
+	void (*describe)(char *buf, size_t size);
 };
 
 /* The device kinds built in, in StarPU's worker order (CUDA, then
  * OpenCL); NULL-terminated (device.c). */
 extern const struct drv_device_kind *const drv_device_kinds[];
+
+/* Pinned host memory from the first kind of device of the run that wants
+ * it (device.c): 0 and *ptr, or -ENODEV when none does (the caller then
+ * allocates plain memory). drv_host_free returns 1 if a kind freed ptr. */
+int drv_host_alloc(void **ptr, size_t size);
+int drv_host_free(void *ptr);
+int drv_host_register(void *ptr, size_t size);
+int drv_host_unregister(void *ptr);
 
 /* Device workers' pipelines (device.c). drv_pipeline_init sizes w's from
  * its kind's variable (0: no pipeline, every task waited for). */

@@ -38,6 +38,9 @@
 #include <starpu_profiling.h>
 #include <starpu_fxt.h>
 #include <starpu_driver.h>
+#include <starpu_cuda.h>
+#include <starpu_cublas.h>
+#include <starpu_cusparse.h>
 
 #ifdef __cplusplus
 extern "C"

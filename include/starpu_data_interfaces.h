@@ -14,6 +14,9 @@
 #if defined(STARPU_USE_OPENCL) && !defined(__CUDACC__)
 #include <starpu_opencl.h>
 #endif
+#if defined(STARPU_USE_CUDA) && !defined(STARPU_DONT_INCLUDE_CUDA_HEADERS)
+#include <cuda_runtime.h>
+#endif
 #include <starpu_util.h>
 #include <starpu_data.h>
 #include <sys/types.h>
@@ -48,9 +51,16 @@ struct starpu_data_copy_methods
 	int (*ram_to_mpi_ms)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
 	int (*mpi_ms_to_ram)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
 	int (*mpi_ms_to_mpi_ms)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node);
-	int (*ram_to_cuda_async)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node, void *stream_or_event);
-	int (*cuda_to_ram_async)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node, void *stream_or_event);
-	int (*cuda_to_cuda_async)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node, void *stream_or_event);
+#if defined(STARPU_USE_CUDA) && !defined(STARPU_DONT_INCLUDE_CUDA_HEADERS)
+	/* Queue the copy on stream; return -EAGAIN (or 0 if done). */
+	int (*ram_to_cuda_async)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node, cudaStream_t stream);
+	int (*cuda_to_ram_async)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node, cudaStream_t stream);
+	int (*cuda_to_cuda_async)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node, cudaStream_t stream);
+#else
+	int (*ram_to_cuda_async)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node, void *stream);
+	int (*cuda_to_ram_async)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node, void *stream);
+	int (*cuda_to_cuda_async)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node, void *stream);
+#endif
 #if defined(STARPU_USE_OPENCL) && !defined(__CUDACC__)
 	/* Queue the copy and set *event; return -EAGAIN (or 0 if done). */
 	int (*ram_to_opencl_async)(void *src_interface, unsigned src_node, void *dst_interface, unsigned dst_node, cl_event *event);

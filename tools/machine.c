@@ -7,6 +7,7 @@
 #include "perfmodel/perfmodel.h"
 #include "core/conf.h"
 #include "core/rt.h"
+#include "drivers/driver.h"
 
 #include <hwloc.h>
 #include <starpu.h>
@@ -84,6 +85,16 @@ int vela_machine(int argc, char **argv)
 		printf("  %-4u %-*s %-20s %-6d %-6u %-10s %s\n", w, width, name, starpu_worker_get_type_as_string(starpu_worker_get_type((int) w)),
 		       starpu_worker_get_devid((int) w), starpu_worker_get_memory_node(w), bind, arch);
 	}
+
+	/* What the machine has of each kind of device built in, used or not. */
+	printf("\n");
+	for (const struct drv_device_kind *const *k = drv_device_kinds; *k; k++)
+		if ((*k)->describe && !os_is_simulated())
+		{
+			char line[256];
+			(*k)->describe(line, sizeof(line));
+			printf("%s\n", line);
+		}
 
 	unsigned nn = starpu_memory_nodes_get_count();
 	printf("\n%u memory node(s):\n", nn);

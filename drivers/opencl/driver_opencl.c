@@ -214,6 +214,7 @@ static int opencl_setup(const struct starpu_conf *conf, struct drv_device *out, 
 			return ret;
 		}
 		out[n].devid = candidates[i];
+		out[n].nworkers = 1;
 		out[n].memsize = d->global_mem ? (ssize_t) d->global_mem : -1;
 		snprintf(out[n].name, sizeof(out[n].name), "%s", d->name);
 		n++;
@@ -477,6 +478,16 @@ const struct drv_node_ops drv_opencl_node_ops = {
 	.copy_interface = opencl_copy_interface,
 };
 
+static void opencl_describe(char *buf, size_t size)
+{
+	discover();
+	unsigned cpus = 0;
+	for (unsigned i = 0; i < nfound; i++)
+		cpus += (found[i].type & CL_DEVICE_TYPE_CPU) != 0;
+	snprintf(buf, size, "OpenCL: %u device(s) found through the ICD loader, %u of them CPU devices "
+		 "(used with STARPU_OPENCL_ON_CPUS=1)", nfound, cpus);
+}
+
 const struct drv_device_kind drv_opencl_kind = {
 	.version = DRV_OPS_VERSION,
 	.name = "OpenCL",
@@ -488,4 +499,5 @@ const struct drv_device_kind drv_opencl_kind = {
 	.pipeline_default = 2,
 	.setup = opencl_setup,
 	.teardown = opencl_teardown,
+	.describe = opencl_describe,
 };

@@ -283,9 +283,13 @@ static void on_worker_cpu(void *buffers[], void *cl_arg)
 	a->func(a->arg);
 }
 
+/* The same function for every kind of worker: it runs on the worker's
+ * thread (a device's is current there). */
 static struct starpu_codelet on_worker_cl = {
-	.where = STARPU_CPU,
+	.where = STARPU_CPU | STARPU_CUDA | STARPU_OPENCL,
 	.cpu_funcs = { on_worker_cpu },
+	.cuda_funcs = { on_worker_cpu },
+	.opencl_funcs = { on_worker_cpu },
 	.nbuffers = 0,
 	.name = "execute_on_worker",
 };
@@ -330,7 +334,7 @@ void starpu_execute_on_each_worker_ex(void (*func)(void *), void *arg, uint32_t 
 {
 	unsigned ids[STARPU_NMAXWORKERS], n = 0;
 	for (unsigned i = 0; i < rt.nworkers; i++)
-		if (where & STARPU_CPU && rt.workers[i].arch == STARPU_CPU_WORKER)
+		if (where & worker_arch_mask(rt.workers[i].arch))
 			ids[n++] = i;
 	starpu_execute_on_specific_workers(func, arg, n, ids, name);
 }

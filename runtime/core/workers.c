@@ -43,6 +43,7 @@ struct device_spec
 	unsigned node;
 	const struct drv_ops *drv;
 	const struct drv_device_kind *kind;	/* real devices: their kind; NULL when simulated */
+	unsigned nworkers;			/* workers driving it (STARPU_NWORKER_PER_CUDA) */
 	char devname[48];			/* real devices: the device's own name */
 };
 
@@ -94,6 +95,7 @@ static int real_devices_setup(const struct starpu_conf *conf, struct device_spec
 			out[n].node = (unsigned) node;
 			out[n].drv = (*k)->worker_ops;
 			out[n].kind = *k;
+			out[n].nworkers = found[i].nworkers ? found[i].nworkers : 1;
 			snprintf(out[n].devname, sizeof(out[n].devname), "%s", found[i].name);
 			n++;
 		}
@@ -148,6 +150,7 @@ static int devices_setup(const struct starpu_conf *conf, struct device_spec *out
 		out[n].node = (unsigned) node;
 		out[n].drv = sim_device_driver(arch);
 		out[n].kind = NULL;
+		out[n].nworkers = 1;
 		out[n].devname[0] = 0;
 		n++;
 	}
@@ -167,7 +170,6 @@ static void worker_init_common(struct worker *w, int id)
 	w->sched_ctxs[0] = GLOBAL_SCHED_CTX;
 }
 
-static uint32_t arch_mask(enum starpu_worker_archtype arch);
 
 /* Worker order is StarPU 1.3's: device workers first (CUDA, then OpenCL),
  * then CPUs. Applications and policies written for StarPU see the same
@@ -183,13 +185,17 @@ int workers_setup(void)
 	int ndevs = devices_setup(conf, devs, sizeof(devs) / sizeof(devs[0]));
 	if (ndevs < 0)
 		return ndevs;
+	/* Device workers: one per device, or several sharing it. */
+	int ndevworkers = 0;
+	for (int d = 0; d < ndevs; d++)
+		ndevworkers += (int) devs[d].nworkers;
 	unsigned ncores = topo_ncores(), npus = topo_npus();
 	int ncpus = conf->ncpus;
 	if (ncpus < 0)
 	{
 		/* One worker per core, less one core per device worker (its
 		 * driver thread's, as StarPU reserves) and conf.reserve_ncpus. */
-		int reserve = ndevs + (conf->reserve_ncpus > 0 ? conf->reserve_ncpus : 0);
+		int reserve = ndevworkers + (conf->reserve_ncpus > 0 ? conf->reserve_ncpus : 0);
 		ncpus = (int) ncores > reserve ? (int) ncores - reserve : 0;
 	}
 	if (ncpus > STARPU_MAXCPUS)
@@ -206,11 +212,11 @@ int workers_setup(void)
 			return -EINVAL;
 		}
 
-	unsigned nworkers = (unsigned) ndevs + (unsigned) ncpus;
+	unsigned nworkers = (unsigned) ndevworkers + (unsigned) ncpus;
 	if (nworkers > STARPU_NMAXWORKERS)
 	{
 		rt_error("starpu_init: %d device and %d CPU workers exceed STARPU_NMAXWORKERS (%d); set STARPU_NCPU",
-			 ndevs, ncpus, STARPU_NMAXWORKERS);
+			 ndevworkers, ncpus, STARPU_NMAXWORKERS);
 		return -EINVAL;
 	}
 	rt.workers = NULL;
@@ -226,38 +232,47 @@ int workers_setup(void)
 	}
 	rt.nworkers = nworkers;
 
+	int id = 0;
 	for (int d = 0; d < ndevs; d++)
-	{
-		struct worker *w = &rt.workers[d];
-		worker_init_common(w, d);
-		w->arch = devs[d].arch;
-		w->devid = devs[d].devid;
-		w->memory_node = devs[d].node;
-		w->drv = devs[d].drv;
-		w->bindid = -1;
-		w->hwloc_obj = NULL;
-		const char *kind = w->arch == STARPU_CUDA_WORKER ? "CUDA" : "OpenCL";
-		/* Real devices say which device they drive, as StarPU's names do. */
-		if (devs[d].devname[0])
-			snprintf(w->name, sizeof(w->name), "%s %d (%.40s)", kind, w->devid, devs[d].devname);
-		else
-			snprintf(w->name, sizeof(w->name), "%s %d", kind, w->devid);
-		snprintf(w->short_name, sizeof(w->short_name), "%s%d", kind, w->devid);
-		rt.worker_mask |= arch_mask(w->arch);
-		if (devs[d].kind && (ret = drv_pipeline_init(w, devs[d].kind)))
+		for (unsigned r = 0; r < devs[d].nworkers; r++, id++)
 		{
-			for (int k = 0; k <= d; k++)
-				drv_pipeline_fini(&rt.workers[k]);
-			free(rt.workers);
-			rt.workers = NULL;
-			rt.nworkers = 0;
-			return ret;
+			struct worker *w = &rt.workers[id];
+			worker_init_common(w, id);
+			w->arch = devs[d].arch;
+			w->devid = devs[d].devid;
+			w->device_rank = r;
+			w->memory_node = devs[d].node;
+			w->drv = devs[d].drv;
+			w->bindid = -1;
+			w->hwloc_obj = NULL;
+			const char *kind = w->arch == STARPU_CUDA_WORKER ? "CUDA" : "OpenCL";
+			/* Real devices say which device they drive, as StarPU's
+			 * names do; workers sharing a device are numbered. */
+			char num[8];
+			if (devs[d].nworkers > 1)
+				snprintf(num, sizeof(num), "%d.%u", w->devid % 100, r % 100);
+			else
+				snprintf(num, sizeof(num), "%d", w->devid % 1000);
+			if (devs[d].devname[0])
+				snprintf(w->name, sizeof(w->name), "%s %s (%.40s)", kind, num, devs[d].devname);
+			else
+				snprintf(w->name, sizeof(w->name), "%s %s", kind, num);
+			snprintf(w->short_name, sizeof(w->short_name), "%s%s", kind, num);
+			rt.worker_mask |= worker_arch_mask(w->arch);
+			if (devs[d].kind && (ret = drv_pipeline_init(w, devs[d].kind)))
+			{
+				for (int k = 0; k <= id; k++)
+					drv_pipeline_fini(&rt.workers[k]);
+				free(rt.workers);
+				rt.workers = NULL;
+				rt.nworkers = 0;
+				return ret;
+			}
 		}
-	}
 	for (int i = 0; i < ncpus; i++)
 	{
-		struct worker *w = &rt.workers[ndevs + i];
-		worker_init_common(w, ndevs + i);
+		struct worker *w = &rt.workers[ndevworkers + i];
+		worker_init_common(w, ndevworkers + i);
 		w->arch = STARPU_CPU_WORKER;
 		w->devid = i;
 		w->memory_node = STARPU_MAIN_RAM;
@@ -275,16 +290,16 @@ int workers_setup(void)
 	for (unsigned d = 0; d < conf->n_not_launched_drivers; d++)
 	{
 		struct starpu_driver *drv = &conf->not_launched_drivers[d];
-		int id = drv->type == STARPU_CPU_WORKER || drv->type == STARPU_CUDA_WORKER
+		int wid = drv->type == STARPU_CPU_WORKER || drv->type == STARPU_CUDA_WORKER
 			? starpu_worker_get_by_devid(drv->type, (int) drv->id.cpu_id) : -1;
-		if (id < 0)
+		if (wid < 0)
 		{
 			rt_error("starpu_init: conf.not_launched_drivers[%u] names %s worker %u, which does not exist",
 				 d, starpu_worker_get_type_as_string(drv->type), drv->id.cpu_id);
 			workers_teardown();
 			return -EINVAL;
 		}
-		rt.workers[id].app_driven = 1;
+		rt.workers[wid].app_driven = 1;
 	}
 
 	atomic_store(&rt_nidle, 0);
@@ -425,7 +440,6 @@ int worker_wake(struct worker *w)
 	return woken;
 }
 
-static uint32_t arch_mask(enum starpu_worker_archtype arch);
 
 uint32_t worker_task_where(const struct starpu_task *task)
 {
@@ -459,7 +473,7 @@ static int pollers_cover(const int *ids, unsigned n, uint32_t where, int backlog
 	for (unsigned k = 0; k < n; k++)
 	{
 		struct worker *w = &rt.workers[ids[k]];
-		if (!(where & arch_mask(w->arch)))
+		if (!(where & worker_arch_mask(w->arch)))
 			continue;
 		if (atomic_load_explicit(&w->polling, memory_order_relaxed))
 			polling++;
@@ -496,7 +510,7 @@ void worker_wake_one_idle(unsigned ctx_id, uint32_t where, int backlog)
 		int st = atomic_load_explicit(&w->status, memory_order_acquire);
 		if (st != WS_SLEEPING && st != WS_SLEEP_PENDING)
 			continue;
-		if (!(where & arch_mask(w->arch)))
+		if (!(where & worker_arch_mask(w->arch)))
 			continue;
 		if (worker_wake(w))
 			return;
@@ -556,7 +570,7 @@ struct starpu_task *worker_pop_local(struct worker *w)
 /* ------------------------------------------------------------------ */
 /* Which worker can run what. */
 
-static uint32_t arch_mask(enum starpu_worker_archtype arch)
+uint32_t worker_arch_mask(enum starpu_worker_archtype arch)
 {
 	switch (arch)
 	{
@@ -594,7 +608,7 @@ int worker_can_execute(struct worker *w, struct starpu_task *task, unsigned nimp
 	uint32_t where = cl->where;
 	if (task->where != -1)
 		where &= (uint32_t) task->where;
-	if (!(where & arch_mask(w->arch)))
+	if (!(where & worker_arch_mask(w->arch)))
 		return 0;
 	if (nimpl >= STARPU_MAXIMPLEMENTATIONS || !impl_exists(cl, w->arch, nimpl))
 		return 0;

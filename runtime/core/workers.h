@@ -52,7 +52,8 @@ struct worker
 	/* Identity: set by starpu_init, read-only afterwards. */
 	int id;
 	enum starpu_worker_archtype arch;
-	int devid;			/* index among workers of its kind */
+	int devid;			/* the device it drives (CPU: its index) */
+	unsigned device_rank;		/* among the workers sharing that device */
 	int bindid;			/* hwloc logical PU index, -1 if unbound */
 	unsigned memory_node;
 	char name[64];
@@ -199,6 +200,9 @@ static inline int worker_local_load(const struct worker *w)
 /* Local queue (under the worker's own lock). */
 void worker_push_local(struct worker *w, struct starpu_task *task, int back);
 struct starpu_task *worker_pop_local(struct worker *w);
+
+/* The STARPU_CPU, STARPU_CUDA... bit of a kind of worker. */
+uint32_t worker_arch_mask(enum starpu_worker_archtype arch);
 
 /* Creates the worker table from the topology (init.c calls it). */
 int workers_setup(void);

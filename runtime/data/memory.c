@@ -18,8 +18,9 @@ struct memory_node mem_nodes[STARPU_MAXNODES];
 int starpu_disk_swap_node = -1;
 /* Pairs of nodes, neither of them RAM, that copy one to the other
  * directly: in a simulation, those whose platform hosts have a route
- * (peer copies over PCIe, NVLink...); none in a real run yet. Written as
- * nodes are added (at init, before any copy). */
+ * (peer copies over PCIe, NVLink...); in a real run, those their driver
+ * says are peers (drv_node_ops.peer). Written as nodes are added (at
+ * init, before any copy). */
 static unsigned char mem_peer[STARPU_MAXNODES][STARPU_MAXNODES];
 
 static size_t malloc_align = 64;
@@ -103,8 +104,18 @@ int memory_node_add(enum starpu_node_kind kind, int devid, const struct drv_node
 	{
 		double bw, lat;
 		int devices = kind != STARPU_CPU_RAM && mem_nodes[i].kind != STARPU_CPU_RAM;
-		mem_peer[i][id] = devices && sim_node_route(i, id, &bw, &lat) == 0;
-		mem_peer[id][i] = devices && sim_node_route(id, i, &bw, &lat) == 0;
+		if (sim_running())
+		{
+			mem_peer[i][id] = devices && sim_node_route(i, id, &bw, &lat) == 0;
+			mem_peer[id][i] = devices && sim_node_route(id, i, &bw, &lat) == 0;
+		}
+		else
+		{
+			/* Real devices: their driver knows (GPU peer access). */
+			int same = devices && ops == mem_nodes[i].ops && ops->peer;
+			mem_peer[i][id] = same && ops->peer(i, id);
+			mem_peer[id][i] = same && ops->peer(id, i);
+		}
 	}
 	return (int) id;
 }
@@ -332,6 +343,16 @@ int starpu_malloc_flags(void **A, size_t dim, int flags)
 		if (ret)
 			return ret;
 	}
+	/* Pinned when a device of the run wants it (CUDA: DMA without a
+	 * staging copy); plain memory otherwise. */
+	if ((flags & STARPU_MALLOC_PINNED) && rt_is_up() && !os_is_simulated())
+	{
+		int ret = drv_host_alloc(A, dim ? dim : 1);
+		if (ret == 0)
+			return 0;
+		if (ret != -ENODEV)
+			rt_warn("starpu_malloc: %zu bytes of pinned memory could not be allocated (%d); plain memory instead", dim, ret);
+	}
 	if (posix_memalign(A, malloc_align, dim ? dim : 1))
 	{
 		*A = NULL;
@@ -349,7 +370,8 @@ int starpu_malloc(void **A, size_t dim)
 
 int starpu_free_flags(void *A, size_t dim, int flags)
 {
-	free(A);
+	if (!A || !drv_host_free(A))
+		free(A);
 	if ((flags & STARPU_MALLOC_COUNT) && rt_is_up())
 		starpu_memory_deallocate(STARPU_MAIN_RAM, dim);
 	return 0;
@@ -357,24 +379,28 @@ int starpu_free_flags(void *A, size_t dim, int flags)
 
 int starpu_free(void *A)
 {
-	free(A);
+	if (!A || !drv_host_free(A))
+		free(A);
 	return 0;
 }
 
+/* Pinning matters for device DMA: with RAM, disks and devices that do not
+ * want it (OpenCL), every buffer is already usable by every copy. */
 int starpu_memory_pin(void *addr, size_t size)
 {
-	/* Pinning matters for device DMA: with RAM and disks only, every
-	 * buffer is already usable by every copy. */
-	(void) addr;
-	(void) size;
-	return 0;
+	if (!addr)
+		return -EINVAL;
+	int ret = rt_is_up() && !os_is_simulated() ? drv_host_register(addr, size) : -ENODEV;
+	return ret == -ENODEV ? 0 : ret;
 }
 
 int starpu_memory_unpin(void *addr, size_t size)
 {
-	(void) addr;
 	(void) size;
-	return 0;
+	if (!addr)
+		return -EINVAL;
+	int ret = rt_is_up() && !os_is_simulated() ? drv_host_unregister(addr) : -ENODEV;
+	return ret == -ENODEV ? 0 : ret;
 }
 
 uintptr_t starpu_malloc_on_node_flags(unsigned dst_node, size_t size, int flags)

@@ -12,11 +12,11 @@ fail=0
 for h in "$top_srcdir"/include/*.h "$top_builddir"/include/starpu_config.h; do
 	name=$(basename "$h")
 	printf '#include <%s>\nint vela_header_check_%s;\n' "$name" "$(echo "$name" | tr -c 'a-zA-Z0-9\n' _)" > "$tmp/t.c"
-	if ! $CC -std=gnu11 -Wall -Wextra -Werror -fsyntax-only -I"$top_srcdir/include" -I"$top_builddir/include" "$tmp/t.c" 2>"$tmp/err"; then
+	if ! $CC -std=gnu11 -Wall -Wextra -Werror -fsyntax-only -I"$top_srcdir/include" -I"$top_builddir/include" ${CUDA_CPPFLAGS:-} "$tmp/t.c" 2>"$tmp/err"; then
 		echo "C: $name does not compile on its own:"; cat "$tmp/err"; fail=1
 	fi
 	cp "$tmp/t.c" "$tmp/t.cc"
-	if command -v "$CXX" >/dev/null 2>&1 && ! $CXX -Wall -Werror -fsyntax-only -I"$top_srcdir/include" -I"$top_builddir/include" "$tmp/t.cc" 2>"$tmp/err"; then
+	if command -v "$CXX" >/dev/null 2>&1 && ! $CXX -Wall -Werror -fsyntax-only -I"$top_srcdir/include" -I"$top_builddir/include" ${CUDA_CPPFLAGS:-} "$tmp/t.cc" 2>"$tmp/err"; then
 		echo "C++: $name does not compile on its own:"; cat "$tmp/err"; fail=1
 	fi
 	if grep -nE '#[[:space:]]*include[[:space:]]*"' "$h"; then
