@@ -92,22 +92,27 @@ struct drv_pipeline
 
 /* STARPU_<KIND>_PIPELINE: how many tasks a device worker keeps in flight
  * (StarPU's meaning: 0 waits for each task). */
+int drv_pipeline_depth(const struct drv_device_kind *kind)
+{
+	const char *s = kind->pipeline_env ? getenv(kind->pipeline_env) : NULL;
+	if (!s || !*s)
+		return (int) kind->pipeline_default;
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (*end || v < 0 || v > 64)
+	{
+		rt_error("starpu_init: %s='%s' must be a number of tasks between 0 and 64 (-EINVAL)", kind->pipeline_env, s);
+		return -EINVAL;
+	}
+	return (int) v;
+}
+
 int drv_pipeline_init(struct worker *w, const struct drv_device_kind *kind)
 {
-	unsigned depth = kind->pipeline_default;
-	const char *s = kind->pipeline_env ? getenv(kind->pipeline_env) : NULL;
-	if (s && *s)
-	{
-		char *end;
-		long v = strtol(s, &end, 10);
-		if (*end || v < 0 || v > 64)
-		{
-			rt_error("starpu_init: %s='%s' must be a number of tasks between 0 and 64 (-EINVAL)",
-				 kind->pipeline_env, s);
-			return -EINVAL;
-		}
-		depth = (unsigned) v;
-	}
+	int d = drv_pipeline_depth(kind);
+	if (d < 0)
+		return d;
+	unsigned depth = (unsigned) d;
 	w->device_kind = kind;
 	w->pipeline = NULL;
 	if (depth == 0)

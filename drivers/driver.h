@@ -175,6 +175,9 @@ int drv_host_unregister(void *ptr);
 /* Device workers' pipelines (device.c). drv_pipeline_init sizes w's from
  * its kind's variable (0: no pipeline, every task waited for). */
 int drv_pipeline_init(struct worker *w, const struct drv_device_kind *kind);
+/* The kind's pipeline depth, or -EINVAL (message) when its variable is
+ * malformed: checked at every starpu_init, devices or not. */
+int drv_pipeline_depth(const struct drv_device_kind *kind);
 void drv_pipeline_fini(struct worker *w);
 /* Queues a launched job with the event ending it. */
 void drv_pipeline_push(struct worker *w, struct job *j, void *ev);

@@ -152,8 +152,6 @@ static void enable_peers(const int *devs, unsigned n)
 
 static int cuda_setup(const struct starpu_conf *conf, struct drv_device *out, unsigned max)
 {
-	if (conf->ncuda == 0)
-		return 0;	/* CUDA is not even asked */
 	long per = 1;
 	const char *s = getenv("STARPU_NWORKER_PER_CUDA");
 	if (s && *s)
@@ -166,6 +164,8 @@ static int cuda_setup(const struct starpu_conf *conf, struct drv_device *out, un
 			return -EINVAL;
 		}
 	}
+	if (conf->ncuda == 0)
+		return 0;	/* CUDA is not even asked */
 	int avail = count_devices();
 	int candidates[STARPU_MAXCUDADEVS];
 	unsigned ncand = 0;

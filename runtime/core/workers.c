@@ -80,6 +80,8 @@ static int real_devices_setup(const struct starpu_conf *conf, struct device_spec
 	{
 		struct drv_device found[STARPU_MAXOPENCLDEVS > STARPU_MAXCUDADEVS ? STARPU_MAXOPENCLDEVS : STARPU_MAXCUDADEVS];
 		unsigned room = max - n < sizeof(found) / sizeof(found[0]) ? max - n : sizeof(found) / sizeof(found[0]);
+		if (drv_pipeline_depth(*k) < 0)
+			return -EINVAL;
 		int nfound = (*k)->setup(conf, found, room);
 		if (nfound < 0)
 			return nfound;

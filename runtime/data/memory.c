@@ -135,6 +135,23 @@ int memory_nodes_setup(void)
 	ssize_t limit;
 	if (mem_env_mib("STARPU_LIMIT_CPU_MEM", &limit))
 		return -EINVAL;
+	/* The devices' limits are read as their nodes are added: a malformed
+	 * one is refused now, whether such a device exists or not. */
+	static const char *const kinds[] = { "CUDA", "OPENCL" };
+	for (unsigned k = 0; k < 2; k++)
+	{
+		char var[64];
+		ssize_t ignored;
+		snprintf(var, sizeof(var), "STARPU_LIMIT_%s_MEM", kinds[k]);
+		if (mem_env_mib(var, &ignored))
+			return -EINVAL;
+		for (int d = 0; d < STARPU_MAXCUDADEVS || d < STARPU_MAXOPENCLDEVS; d++)
+		{
+			snprintf(var, sizeof(var), "STARPU_LIMIT_%s_%d_MEM", kinds[k], d);
+			if (mem_env_mib(var, &ignored))
+				return -EINVAL;
+		}
+	}
 	if (limit >= 0 && (total < 0 || limit < total))
 		total = limit;
 	int ret = memory_node_add(STARPU_CPU_RAM, 0, &drv_ram_node_ops, NULL, total, "RAM 0");
