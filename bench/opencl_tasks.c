@@ -26,7 +26,18 @@
  *
  * Task structures come from one array allocated before the clock starts, so
  * malloc is not measured (static tasks, detach=0, cleaned off the clock).
+ *
+ * With async, a reference line (shape "device") times the device without
+ * tasks: a marker queued on a command queue of our own on the same device,
+ * flushed and waited for with clWaitForEvents, N times, by the application
+ * thread while the runtime's workers are idle. A chain of async tasks
+ * cannot end faster than one such round trip per task, whatever the runtime
+ * does; both libraries' binaries measure it the same way (what their idle
+ * workers do meanwhile, e.g. polling, shows in it).
  */
+/* clEnqueueMarkerWithWaitList is OpenCL 1.2; StarPU's header would
+ * otherwise target 1.0. */
+#define CL_TARGET_OPENCL_VERSION 120
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -142,6 +153,56 @@ static double run_chain(struct starpu_task *tasks, unsigned n, struct starpu_cod
 	return (t1 - t0) / n;
 }
 
+#ifdef STARPU_USE_OPENCL
+/* One repetition of the device reference; µs per marker round trip. */
+static double run_device(cl_command_queue queue, unsigned n)
+{
+	double t0 = starpu_timing_now();
+	for (unsigned i = 0; i < n; i++) {
+		cl_event ev;
+		cl_int err = clEnqueueMarkerWithWaitList(queue, 0, NULL, &ev);
+		if (err == CL_SUCCESS)
+			err = clFlush(queue);
+		if (err == CL_SUCCESS)
+			err = clWaitForEvents(1, &ev);
+		if (err != CL_SUCCESS)
+			STARPU_OPENCL_REPORT_ERROR(err);
+		clReleaseEvent(ev);
+	}
+	return (starpu_timing_now() - t0) / n;
+}
+
+static void measure_device(const struct opts *o, const char *policy)
+{
+	cl_device_id device;
+	cl_int err;
+
+	starpu_opencl_get_device(0, &device);
+	cl_context context = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
+	if (err != CL_SUCCESS)
+		STARPU_OPENCL_REPORT_ERROR(err);
+	cl_command_queue queue = clCreateCommandQueue(context, device, 0, &err);
+	if (err != CL_SUCCESS)
+		STARPU_OPENCL_REPORT_ERROR(err);
+	double *us = calloc(o->reps, sizeof(double));
+	if (!us)
+		die("calloc", -ENOMEM);
+	run_device(queue, 100);	/* warm-up: the device's thread starts */
+	for (unsigned r = 0; r < o->reps; r++)
+		us[r] = run_device(queue, o->n);
+	double med = median(us, o->reps);
+	if (o->machine)
+		printf("device marker %s %u %.3f %.3f\n", policy, o->n, med, us[0]);
+	else
+		printf("shape=device (marker round trip, no runtime) n=%u us=%.3f (median of %u; min %.3f)\n",
+		       o->n, med, o->reps, us[0]);
+	fflush(stdout);
+	free(us);
+	clReleaseCommandQueue(queue);
+	clReleaseContext(context);
+}
+#endif
+
 static void measure(const struct opts *o, struct starpu_task *tasks, const char *policy,
 		    int chain, int async)
 {
@@ -172,7 +233,8 @@ static void usage(FILE *f)
 		"  -s SHAPE   indep, chain or both (default both)\n"
 		"  -f FLAGS   sync (no opencl_flags), async (STARPU_OPENCL_ASYNC) or both (default both)\n"
 		"  -p POLICY  scheduling policy, overriding STARPU_SCHED\n"
-		"  -m         machine-readable output: shape flags policy n median min (µs per task)\n"
+		"  -m         machine-readable output: shape flags policy n median min (µs per task);\n"
+		"             with async, a line \"device marker ...\": the device's own round trip\n"
 		"Needs an OpenCL worker: STARPU_OPENCL_ON_CPUS=1 for a CPU device (PoCL).\n");
 }
 
@@ -247,6 +309,10 @@ int main(int argc, char **argv)
 		if (o.chain)
 			measure(&o, tasks, policy, 1, async);
 	}
+#ifdef STARPU_USE_OPENCL
+	if (o.async)
+		measure_device(&o, policy);
+#endif
 
 	starpu_shutdown();
 	free(tasks);
