@@ -26,8 +26,14 @@
  * the copy itself, and the wake-up of the waiting application thread.
  *
  * Output per size and direction: the median bandwidth over the repetitions,
- * the best, and the median time, with MB = 10^6 bytes.
+ * the best, and the median time, with MB = 10^6 bytes. A reference line per
+ * size and direction ("bare-h2d", "bare-d2h") times the same copy without
+ * the runtime: a blocking clEnqueueWriteBuffer / clEnqueueReadBuffer between
+ * the same RAM buffer and a buffer of our own, on a context and queue of our
+ * own on the same device, by the application thread while the runtime's
+ * workers are idle. It is the most the runtime can reach on this device.
  */
+#define CL_TARGET_OPENCL_VERSION 120
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -131,6 +137,44 @@ static struct result one_round(starpu_data_handle_t h, unsigned char *buf, size_
 	return r;
 }
 
+#ifdef STARPU_USE_OPENCL
+/* The copies without the runtime, reps times each way, after one of each
+ * for warm-up; µs per copy in h2d[] and d2h[]. */
+static void bare_copies(unsigned char *buf, size_t bytes, unsigned reps, double *h2d, double *d2h)
+{
+	cl_device_id device;
+	cl_int err;
+
+	starpu_opencl_get_device(0, &device);
+	cl_context context = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
+	if (err != CL_SUCCESS)
+		STARPU_OPENCL_REPORT_ERROR(err);
+	cl_command_queue queue = clCreateCommandQueue(context, device, 0, &err);
+	if (err != CL_SUCCESS)
+		STARPU_OPENCL_REPORT_ERROR(err);
+	cl_mem mem = clCreateBuffer(context, CL_MEM_READ_WRITE, bytes, NULL, &err);
+	if (err != CL_SUCCESS)
+		STARPU_OPENCL_REPORT_ERROR(err);
+	for (unsigned r = 0; r <= reps; r++) {
+		double t0 = starpu_timing_now();
+		err = clEnqueueWriteBuffer(queue, mem, CL_TRUE, 0, bytes, buf, 0, NULL, NULL);
+		double t1 = starpu_timing_now();
+		if (err == CL_SUCCESS)
+			err = clEnqueueReadBuffer(queue, mem, CL_TRUE, 0, bytes, buf, 0, NULL, NULL);
+		double t2 = starpu_timing_now();
+		if (err != CL_SUCCESS)
+			STARPU_OPENCL_REPORT_ERROR(err);
+		if (r > 0) {
+			h2d[r - 1] = t1 - t0;
+			d2h[r - 1] = t2 - t1;
+		}
+	}
+	clReleaseMemObject(mem);
+	clReleaseCommandQueue(queue);
+	clReleaseContext(context);
+}
+#endif
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -138,7 +182,8 @@ static void usage(FILE *f)
 		"  -S SIZES   space-separated sizes in bytes, K/M suffixes allowed\n"
 		"             (default \"4K 64K 1M 16M 64M\")\n"
 		"  -r R       repetitions per size (default: 256 MB worth, between 5 and 50)\n"
-		"  -m         machine-readable output: dir bytes MB/s(median) MB/s(best) us(median)\n"
+		"  -m         machine-readable output: dir bytes MB/s(median) MB/s(best) us(median);\n"
+		"             dir is h2d, d2h, or bare-h2d, bare-d2h for the copies without the runtime\n"
 		"Needs an OpenCL worker: STARPU_OPENCL_ON_CPUS=1 for a CPU device (PoCL).\n");
 }
 
@@ -235,9 +280,14 @@ int main(int argc, char **argv)
 			d2h[r] = res.d2h_us;
 		}
 		starpu_data_unregister(h);
-		starpu_free(buf);
 		report(machine, "h2d", bytes, h2d, reps);
 		report(machine, "d2h", bytes, d2h, reps);
+#ifdef STARPU_USE_OPENCL
+		bare_copies(buf, bytes, reps, h2d, d2h);
+		report(machine, "bare-h2d", bytes, h2d, reps);
+		report(machine, "bare-d2h", bytes, d2h, reps);
+#endif
+		starpu_free(buf);
 		free(h2d);
 		free(d2h);
 	}
