@@ -7,11 +7,22 @@
  * STARPU_VECTOR_GET_* accessors, and starpu_data_acquire/release to look at
  * the data from the application while it is still registered.
  *
- * Every element is checked against the same float multiplication done on the
- * host, so the comparison is exact.
+ * With an OpenCL worker in the run (for a CPU device such as PoCL's, set
+ * STARPU_OPENCL_ON_CPUS=1), the task runs on it by default: the codelet's
+ * OpenCL implementation builds its kernel from a string once per run
+ * (starpu_opencl_load_opencl_from_string), reads the vector's cl_mem and
+ * byte offset with STARPU_VECTOR_GET_DEV_HANDLE/_OFFSET, and queues the
+ * kernel; the runtime copies the vector to the device before and back when
+ * the application acquires it. -w cpu or -w opencl chooses the kind of
+ * worker, -w any lets the scheduler choose.
  *
- * Usage: vector_scale [-n NELEMS] [-f FACTOR]
- * Exit: 0 success, 1 mismatch or error, 77 no CPU worker available.
+ * Every element is checked against the same float multiplication done on the
+ * host, so the comparison is exact: OpenCL rounds a single multiplication
+ * correctly, as the host does (the program is built without
+ * -cl-fast-relaxed-math or -cl-mad-enable, which would allow otherwise).
+ *
+ * Usage: vector_scale [-n NELEMS] [-f FACTOR] [-w opencl|cpu|any]
+ * Exit: 0 success, 1 mismatch or error, 77 no worker of the kind asked.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -20,6 +31,9 @@
 #include <string.h>
 
 #include <starpu.h>
+
+/* The worker that ran the task, for the report (set by the task). */
+static int ran_on = -1;
 
 static void scale_cpu(void *buffers[], void *cl_arg)
 {
@@ -30,12 +44,58 @@ static void scale_cpu(void *buffers[], void *cl_arg)
 
 	for (uint32_t i = 0; i < count; i++)
 		values[i] *= factor;
+	ran_on = starpu_worker_get_id();
 }
 
+#ifdef STARPU_USE_OPENCL
+static const char *scale_kernel_source =
+	"__kernel void vector_scale(__global float *v, unsigned offset, unsigned n, float factor)\n"
+	"{\n"
+	"	size_t i = get_global_id(0);\n"
+	"	if (i < n)\n"
+	"		v[offset + i] *= factor;\n"
+	"}\n";
+
+/* Built for every OpenCL device after starpu_init, released before shutdown. */
+static struct starpu_opencl_program scale_program;
+
+static void scale_opencl(void *buffers[], void *cl_arg)
+{
+	const float factor = *(const float *)cl_arg;
+	cl_mem values = (cl_mem)STARPU_VECTOR_GET_DEV_HANDLE(buffers[0]);
+	/* The kernel indexes floats; the interface gives the offset in bytes. */
+	cl_uint offset = (cl_uint)(STARPU_VECTOR_GET_OFFSET(buffers[0]) / sizeof(float));
+	cl_uint count = STARPU_VECTOR_GET_NX(buffers[0]);
+	cl_kernel kernel;
+	cl_command_queue queue;
+	int devid = starpu_worker_get_devid(starpu_worker_get_id_check());
+
+	cl_int err = starpu_opencl_load_kernel(&kernel, &queue, &scale_program, "vector_scale", devid);
+	if (err != CL_SUCCESS)
+		STARPU_OPENCL_REPORT_ERROR(err);
+	if (starpu_opencl_set_kernel_args(&err, &kernel, sizeof(values), &values, sizeof(offset), &offset,
+					  sizeof(count), &count, sizeof(factor), &factor, 0) != 4)
+		STARPU_OPENCL_REPORT_ERROR(err);
+	size_t global = count;
+	err = clEnqueueNDRangeKernel(queue, kernel, 1, NULL, &global, NULL, 0, NULL, NULL);
+	if (err != CL_SUCCESS)
+		STARPU_OPENCL_REPORT_ERROR(err);
+	/* Not flagged STARPU_OPENCL_ASYNC: the task is done when the kernel is. */
+	err = clFinish(queue);
+	if (err != CL_SUCCESS)
+		STARPU_OPENCL_REPORT_ERROR(err);
+	starpu_opencl_release_kernel(kernel);
+	ran_on = starpu_worker_get_id();
+}
+#endif
+
+/* .where is set in main from -w and the workers present. */
 static struct starpu_codelet scale_cl = {
-	.where = STARPU_CPU,
 	.cpu_funcs = { scale_cpu },
 	.cpu_funcs_name = { "scale_cpu" },
+#ifdef STARPU_USE_OPENCL
+	.opencl_funcs = { scale_opencl },
+#endif
 	.nbuffers = 1,
 	.modes = { STARPU_RW },
 	.name = "vector_scale",
@@ -49,13 +109,14 @@ static float initial_value(uint32_t i)
 
 static void usage(const char *prog)
 {
-	fprintf(stderr, "usage: %s [-n NELEMS] [-f FACTOR]\n", prog);
+	fprintf(stderr, "usage: %s [-n NELEMS] [-f FACTOR] [-w opencl|cpu|any]\n", prog);
 }
 
 int main(int argc, char **argv)
 {
 	long count = 1L << 20;
 	float factor = 3.14f;
+	const char *where = NULL;	/* NULL: OpenCL if there is a worker, else CPU */
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "-n") == 0 && i + 1 < argc) {
@@ -66,6 +127,12 @@ int main(int argc, char **argv)
 			}
 		} else if (strcmp(argv[i], "-f") == 0 && i + 1 < argc) {
 			factor = strtof(argv[++i], NULL);
+		} else if (strcmp(argv[i], "-w") == 0 && i + 1 < argc) {
+			where = argv[++i];
+			if (strcmp(where, "opencl") != 0 && strcmp(where, "cpu") != 0 && strcmp(where, "any") != 0) {
+				fprintf(stderr, "vector_scale: -w must be opencl, cpu or any, not '%s'\n", where);
+				return 1;
+			}
 		} else {
 			usage(argv[0]);
 			return 1;
@@ -78,11 +145,32 @@ int main(int argc, char **argv)
 		return 77;
 	}
 	STARPU_CHECK_RETURN_VALUE(ret, "starpu_init");
-	if (starpu_cpu_worker_get_count() == 0) {
+	unsigned nopencl = starpu_opencl_worker_get_count();
+	if (!where)
+		where = nopencl > 0 ? "opencl" : "cpu";
+	if (strcmp(where, "opencl") == 0 && nopencl == 0) {
+		fprintf(stderr, "vector_scale: skipped, no OpenCL worker (for a CPU OpenCL device such as "
+			"PoCL, set STARPU_OPENCL_ON_CPUS=1)\n");
+		starpu_shutdown();
+		return 77;
+	}
+	if (strcmp(where, "cpu") == 0 && starpu_cpu_worker_get_count() == 0) {
 		fprintf(stderr, "vector_scale: skipped, no CPU worker available\n");
 		starpu_shutdown();
 		return 77;
 	}
+	scale_cl.where = strcmp(where, "cpu") == 0 ? STARPU_CPU
+		       : strcmp(where, "opencl") == 0 ? STARPU_OPENCL : STARPU_CPU | STARPU_OPENCL;
+#ifdef STARPU_USE_OPENCL
+	if (nopencl > 0) {
+		ret = starpu_opencl_load_opencl_from_string(scale_kernel_source, &scale_program, NULL);
+		if (ret != CL_SUCCESS) {
+			fprintf(stderr, "vector_scale: building the OpenCL kernel failed (%d)\n", ret);
+			starpu_shutdown();
+			return 1;
+		}
+	}
+#endif
 
 	/* starpu_malloc lets the runtime pin the memory if a device wants it. */
 	float *values = NULL;
@@ -114,6 +202,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "vector_scale: skipped, no worker can run the codelet\n");
 		starpu_data_unregister(handle);
 		starpu_free(values);
+#ifdef STARPU_USE_OPENCL
+		if (nopencl > 0)
+			starpu_opencl_unload_opencl(&scale_program);
+#endif
 		starpu_shutdown();
 		return 77;
 	}
@@ -139,13 +231,20 @@ int main(int argc, char **argv)
 
 	starpu_data_unregister(handle);
 	starpu_free(values);
+	char worker[128] = "an unknown worker";
+	if (ran_on >= 0)
+		starpu_worker_get_name(ran_on, worker, sizeof(worker));
+#ifdef STARPU_USE_OPENCL
+	if (nopencl > 0)
+		starpu_opencl_unload_opencl(&scale_program);
+#endif
 	starpu_shutdown();
 
 	if (mismatches) {
 		fprintf(stderr, "vector_scale: FAILED, %ld of %ld elements wrong\n", mismatches, count);
 		return 1;
 	}
-	printf("vector_scale: ok, %ld floats scaled by %g in %.3f ms\n",
-	       count, (double)factor, elapsed_us / 1000.0);
+	printf("vector_scale: ok, %ld floats scaled by %g in %.3f ms on %s, results checked\n",
+	       count, (double)factor, elapsed_us / 1000.0, worker);
 	return 0;
 }

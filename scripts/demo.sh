@@ -26,6 +26,40 @@ rc=$(cat "$work/real.rc")
 [ "$rc" = 0 ] || exit "$rc"
 case " $* " in *" -h "*|*" --help "*) exit 0 ;; esac
 
+# ---- CPU + OpenCL workers ------------------------------------------------------
+# vector_scale and gemm with their OpenCL kernels on an OpenCL device; on a
+# machine without a GPU that is PoCL's CPU device, which StarPU (and Vela)
+# use only with STARPU_OPENCL_ON_CPUS=1. One compute unit for PoCL keeps a
+# core for the CPU worker. Skipped, with the reason, when there is no device.
+echo ""
+echo "== CPU + OpenCL workers: vector scale and tiled matrix product (examples/vector_scale.c, gemm.c) =="
+if out=$(STARPU_OPENCL_ON_CPUS=1 POCL_CPU_MAX_CU_COUNT=${POCL_CPU_MAX_CU_COUNT:-1} \
+	STARPU_SILENT=1 ./vector_scale -w opencl 2>&1); then
+	echo "$out"
+	if [ -x ./gemm ]; then
+		# The CPU alone first, for comparison; then CPU and device together.
+		# dmda weighs them with the models it calibrates as it goes.
+		{ STARPU_SILENT=1 ./gemm -n 2048 -b 256 -w cpu -s eager &&
+		  STARPU_OPENCL_ON_CPUS=1 POCL_CPU_MAX_CU_COUNT=${POCL_CPU_MAX_CU_COUNT:-1} \
+			STARPU_SILENT=1 ./gemm -n 2048 -b 256 -s eager,dmda; } >"$work/opencl.txt" 2>&1 || {
+			cat "$work/opencl.txt"
+			exit 1
+		}
+		awk '/^#   OpenCL worker:/ && !worker { sub(/^#   /, ""); worker = $0; print }
+		     /^gemm / { line = ""; for (i = 1; i <= NF; i++) {
+				if ($i ~ /^(n|bs|sched|workers|cpu|opencl|check)=/) { split($i, kv, "="); f[kv[1]] = kv[2] }
+				if ($i == "time=") f["time"] = $(i + 1); else if ($i ~ /^time=/) f["time"] = substr($i, 6)
+				if ($i == "GFlop/s=") f["gf"] = $(i + 1); else if ($i ~ /^GFlop\/s=/) f["gf"] = substr($i, 9) }
+			lines[++n] = sprintf("gemm n=%s bs=%s %-6s %-14s %7.1f ms %6.1f GFlop/s  tiles CPU %3d / OpenCL %3d  %s",
+				f["n"], f["bs"], f["sched"], f["workers"], f["time"], f["gf"], f["cpu"], f["opencl"],
+				f["check"] == "ok" ? "results checked" : "WRONG RESULT") }
+		     END { for (i = 1; i <= n; i++) print lines[i] }' "$work/opencl.txt"
+		! grep -q 'check=FAILED' "$work/opencl.txt" || exit 1
+	fi
+else
+	echo "skipped: $(echo "$out" | tail -1)"
+fi
+
 # ---- Simulation of this machine ---------------------------------------------
 echo ""
 echo "== The same factorization simulated (STARPU_SIMGRID=1) from this machine's calibration =="
