@@ -140,9 +140,10 @@ cmp_median() {
 			else m = (v[NR / 2] + v[NR / 2 + 1]) / 2; printf f, m }'
 }
 
-# cmp_ratio VELA STARPU: VELA / STARPU with two decimals (0 if STARPU is 0).
+# cmp_ratio VELA STARPU: VELA / STARPU with two decimals (0 if STARPU is 0);
+# below 0.01, two significant digits (a ratio is never shown as 0.00).
 cmp_ratio() {
-	awk -v v="$1" -v s="$2" 'BEGIN { printf "%.2f", (s > 0) ? v / s : 0 }'
+	awk -v v="$1" -v s="$2" 'BEGIN { r = (s > 0) ? v / s : 0; if (r > 0 && r < 0.01) printf "%.2g", r; else printf "%.2f", r }'
 }
 
 # cmp_target_met RATIO: true when 0 < RATIO <= 0.5, the project's target for

@@ -81,7 +81,10 @@ int drv_host_unregister(void *ptr)
 }
 
 /* A ring of jobs in flight with their events, oldest at head. Owned by
- * the worker's thread. */
+ * the worker's thread. The newest may have no event yet: it is recorded
+ * only when another task is queued after it (drv_pipeline_mark), so that
+ * a worker that waits right after queuing a task waits for its queue
+ * instead (drv_ops.sync): no event at all on a chain of dependent tasks. */
 struct drv_pipeline
 {
 	unsigned depth;			/* capacity */
@@ -163,6 +166,59 @@ void drv_pipeline_push(struct worker *w, struct job *j, void *ev)
 	p->n++;
 }
 
+/* How long a worker waiting for its oldest task polls the event before
+ * blocking in the driver: a blocking wait costs the device's thread a
+ * wake-up of ours when the task ends (two wake-ups per task on PoCL, where
+ * a short task is over in less time than they take). */
+#define WAIT_POLL_US 50.0
+
+static int wait_event(struct worker *w, void *ev)
+{
+	double deadline = os_now_us() + WAIT_POLL_US;
+	do
+	{
+		int ret = w->drv->event_test(ev);
+		if (ret)
+			return ret < 0 ? ret : 0;
+		os_yield();
+	} while (os_now_us() < deadline);
+	return w->drv->event_wait(ev);
+}
+
+void drv_pipeline_mark(struct worker *w)
+{
+	struct drv_pipeline *p = w->pipeline;
+	if (!p || !p->n)
+		return;
+	unsigned newest = (p->head + p->n - 1) % p->depth;
+	if (!p->events[newest])
+		p->events[newest] = w->drv->event_record(w);
+}
+
+/* Ends the oldest job with ret (its event, if any, released). */
+static void end_oldest(struct worker *w, int ret)
+{
+	struct drv_pipeline *p = w->pipeline;
+	struct job *j = p->jobs[p->head];
+	if (p->events[p->head])
+		w->drv->event_release(p->events[p->head]);
+	p->head = (p->head + 1) % p->depth;
+	p->n--;
+	/* Ending the job may run callbacks that submit tasks; the ring is
+	 * consistent before. */
+	drv_job_end(w, j, ret);
+	/* The next one queued ran on the device after this one: observers
+	 * see it start no earlier (one task at a time on the worker's row
+	 * of a trace). */
+	if (p->n && trace_on())
+	{
+		struct job *next = p->jobs[p->head];
+		uint64_t now = trace_now();
+		if (next->tt.exec_start < now)
+			next->tt.exec_start = now;
+	}
+}
+
 int drv_pipeline_progress(struct worker *w, int wait)
 {
 	struct drv_pipeline *p = w->pipeline;
@@ -170,29 +226,34 @@ int drv_pipeline_progress(struct worker *w, int wait)
 	while (p && p->n)
 	{
 		void *ev = p->events[p->head];
-		int ret = wait && !ended ? w->drv->event_wait(ev) : w->drv->event_test(ev);
-		if (ret == 0 && !(wait && !ended))
-			break;	/* the oldest is still running: so are the others */
-		if (ret > 0)
-			ret = 0;
-		struct job *j = p->jobs[p->head];
-		w->drv->event_release(ev);
-		p->head = (p->head + 1) % p->depth;
-		p->n--;
-		/* Ending the job may run callbacks that submit tasks; the ring is
-		 * consistent before. */
-		drv_job_end(w, j, ret);
-		ended++;
-		/* The next one queued ran on the device after this one:
-		 * observers see it start no earlier (one task at a time on the
-		 * worker's row of a trace). */
-		if (p->n && trace_on())
+		int must_wait = wait && !ended;
+		if (!ev)
 		{
-			struct job *next = p->jobs[p->head];
-			uint64_t now = trace_now();
-			if (next->tt.exec_start < now)
-				next->tt.exec_start = now;
+			/* Not marked (the newest, nothing queued after it): only a
+			 * wait for the whole queue ends it, and with it all. */
+			if (!must_wait)
+				break;
+			int ret = w->drv->sync ? w->drv->sync(w) : -ENOSYS;
+			if (ret == -ENOSYS)
+			{
+				drv_pipeline_mark(w);
+				if (!p->events[(p->head + p->n - 1) % p->depth])
+					ret = -EIO;
+				else
+					continue;
+			}
+			while (p->n)
+			{
+				end_oldest(w, ret);
+				ended++;
+			}
+			break;
 		}
+		int ret = must_wait ? wait_event(w, ev) : w->drv->event_test(ev);
+		if (ret == 0 && !must_wait)
+			break;	/* the oldest is still running: so are the others */
+		end_oldest(w, ret > 0 ? 0 : ret);
+		ended++;
 	}
 	return ended;
 }

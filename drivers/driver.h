@@ -68,6 +68,9 @@ struct drv_ops
 	int (*event_test)(void *ev);
 	int (*event_wait)(void *ev);
 	void (*event_release)(void *ev);
+	/* Waits for everything w queued (0 or <0): cheaper than an event
+	 * when the worker waits at once (no pipeline, a measured task). */
+	int (*sync)(struct worker *w);
 };
 
 struct drv_node_ops
@@ -179,8 +182,11 @@ int drv_pipeline_init(struct worker *w, const struct drv_device_kind *kind);
  * malformed: checked at every starpu_init, devices or not. */
 int drv_pipeline_depth(const struct drv_device_kind *kind);
 void drv_pipeline_fini(struct worker *w);
-/* Queues a launched job with the event ending it. */
+/* Queues a launched job with the event ending it (NULL: none yet). */
 void drv_pipeline_push(struct worker *w, struct job *j, void *ev);
+/* Before queuing a task's kernels: records the event ending the newest job
+ * in flight, if it has none yet. */
+void drv_pipeline_mark(struct worker *w);
 /* Ends the jobs whose events are done (oldest first, stopping at the first
  * one not done); with wait, waits for the oldest first. Returns how many
  * ended. */

@@ -164,25 +164,37 @@ static void execute_job(struct worker *w, struct job *job)
 		trace_on_exec_start(job);	/* observers: data fetched, kernel starts */
 		if (cw)
 			team_go(&team, 0);
+		/* A device: the task queued before this one gets its event now,
+		 * so that its end is told apart from this one's. */
+		if (w->pipeline)
+			drv_pipeline_mark(w);
 		/* FORKJOIN: only the master runs the kernel, which forks its own
 		 * threads; SPMD: every member runs it. */
 		ret = w->drv->execute(w, job);
 		if (ret == -EAGAIN)
 		{
 			/* Queued on a device: it ends with the event recorded
-			 * after it, waited for now when it is being measured. */
-			void *ev = w->drv->event_record(w);
+			 * after it; when the worker waits at once (no pipeline,
+			 * a measured task) it waits for its queue instead. */
 			t->in_codelet = 0;
 			t->current_task = NULL;
 			w->current_task = NULL;
-			if (!measure && ev && w->pipeline)
+			if (!measure && w->pipeline)
 			{
-				drv_pipeline_push(w, job, ev);
+				/* Its event is recorded when another task is queued
+				 * after it, if one is before the worker waits. */
+				drv_pipeline_push(w, job, NULL);
 				return;
 			}
-			ret = ev ? w->drv->event_wait(ev) : -EIO;
-			if (ev)
-				w->drv->event_release(ev);
+			if (w->drv->sync)
+				ret = w->drv->sync(w);
+			else
+			{
+				void *ev = w->drv->event_record(w);
+				ret = ev ? w->drv->event_wait(ev) : -EIO;
+				if (ev)
+					w->drv->event_release(ev);
+			}
 		}
 		if (cw)
 			team_wait_parts(&team);

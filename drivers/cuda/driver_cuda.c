@@ -305,6 +305,14 @@ static void cuda_event_release(void *ev)
 	cudaEventDestroy(ev);
 }
 
+static int cuda_sync(struct worker *w)
+{
+	cudaError_t err = cudaStreamSynchronize(cuda_workers[w->id].stream);
+	if (err != cudaSuccess)
+		rt_error("%s: its queued kernels failed: %s (%d)", w->name, cudaGetErrorString(err), (int) err);
+	return cuda_errno(err);
+}
+
 const struct drv_ops drv_cuda_ops = {
 	.version = DRV_OPS_VERSION,
 	.name = "cuda",
@@ -316,6 +324,7 @@ const struct drv_ops drv_cuda_ops = {
 	.event_test = cuda_event_test,
 	.event_wait = cuda_event_wait,
 	.event_release = cuda_event_release,
+	.sync = cuda_sync,
 };
 
 /* ------------------------------------------------------------------ */

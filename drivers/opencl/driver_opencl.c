@@ -312,6 +312,14 @@ static void opencl_event_release(void *ev)
 	clReleaseEvent(ev);
 }
 
+static int opencl_sync(struct worker *w)
+{
+	cl_int err = clFinish(ocl_devices[w->devid].queue);
+	if (err != CL_SUCCESS)
+		rt_error("%s: its queued kernels failed: %s (%d)", w->name, starpu_opencl_error_string(err), err);
+	return ocl_errno(err);
+}
+
 const struct drv_ops drv_opencl_ops = {
 	.version = DRV_OPS_VERSION,
 	.name = "opencl",
@@ -321,6 +329,7 @@ const struct drv_ops drv_opencl_ops = {
 	.event_test = opencl_event_test,
 	.event_wait = opencl_event_wait,
 	.event_release = opencl_event_release,
+	.sync = opencl_sync,
 };
 
 /* ------------------------------------------------------------------ */

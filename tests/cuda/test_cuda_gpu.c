@@ -606,8 +606,12 @@ static void test_trace_overlap(void)
 	starpu_vector_data_register(&ha, STARPU_MAIN_RAM, (uintptr_t) a, 16, sizeof(float));
 	starpu_vector_data_register(&hb, STARPU_MAIN_RAM, (uintptr_t) b, n, sizeof(float));
 	float one = 1.0f;
+	/* Both queued before the worker looks: it launches the long kernel,
+	 * then fetches the next task's input while the kernel runs. */
+	starpu_pause();
 	starpu_task_insert(&spin_cl, STARPU_RW, ha, STARPU_NAME, "long", 0);
 	starpu_task_insert(&add_async_cl, STARPU_RW, hb, STARPU_VALUE, &one, sizeof(one), STARPU_NAME, "next", 0);
+	starpu_resume();
 	starpu_task_wait_for_all();
 	starpu_data_unregister(ha);
 	starpu_data_unregister(hb);

@@ -101,8 +101,12 @@ static int traced_run(char *path, size_t size, int iters, unsigned n)
 	int few = 10;
 	starpu_task_insert(&spin_cl, STARPU_RW, ha, STARPU_VALUE, &few, sizeof(few), 0);
 	starpu_task_wait_for_all();
+	/* Both queued before the worker looks: it launches the long kernel,
+	 * then fetches the next task's input while the kernel runs. */
+	starpu_pause();
 	starpu_task_insert(&spin_cl, STARPU_RW, ha, STARPU_VALUE, &iters, sizeof(iters), STARPU_NAME, "long", 0);
 	starpu_task_insert(&add_cl, STARPU_RW, hb, STARPU_NAME, "next", 0);
+	starpu_resume();
 	starpu_task_wait_for_all();
 	starpu_data_unregister(ha);
 	starpu_data_unregister(hb);
