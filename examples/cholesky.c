@@ -119,6 +119,66 @@ static void gemm_cpu(void *buffers[], void *cl_arg)
 		    1.0, tile_ptr(buffers[2]), tile_ld(buffers[2]));
 }
 
+#ifdef STARPU_USE_CUDA
+/* The same kernels on a CUDA worker: cuSOLVER's potrf, cuBLAS for the
+ * rest, on the worker's stream (tiled_cuda.h). potrf waits to read its
+ * info; the others are queued (STARPU_CUDA_ASYNC). */
+static const double one = 1.0, minus_one = -1.0;
+
+static void potrf_cuda(void *buffers[], void *cl_arg)
+{
+	(void)cl_arg;
+	struct tiled_cuda_solver *s = tiled_cuda_solver();
+	int info = -1;
+	if (cusolverDnDpotrf(s->handle, CUBLAS_FILL_MODE_LOWER, tile_rows(buffers[0]), tile_ptr(buffers[0]),
+			     tile_ld(buffers[0]), s->work, s->lwork, s->info) == CUSOLVER_STATUS_SUCCESS)
+		info = tiled_cuda_info(s);
+	if (info != 0)
+		atomic_store(&potrf_failure, info);
+}
+
+static void trsm_cuda(void *buffers[], void *cl_arg)
+{
+	(void)cl_arg;
+	cublasStatus_t st = cublasDtrsm(starpu_cublas_get_local_handle(), CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER,
+					CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT, tile_rows(buffers[1]), tile_cols(buffers[1]),
+					&one, tile_ptr(buffers[0]), tile_ld(buffers[0]),
+					tile_ptr(buffers[1]), tile_ld(buffers[1]));
+	if (st != CUBLAS_STATUS_SUCCESS)
+		STARPU_CUBLAS_REPORT_ERROR(st);
+}
+
+static void syrk_cuda(void *buffers[], void *cl_arg)
+{
+	(void)cl_arg;
+	cublasStatus_t st = cublasDsyrk(starpu_cublas_get_local_handle(), CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+					tile_rows(buffers[1]), tile_cols(buffers[0]), &minus_one,
+					tile_ptr(buffers[0]), tile_ld(buffers[0]), &one,
+					tile_ptr(buffers[1]), tile_ld(buffers[1]));
+	if (st != CUBLAS_STATUS_SUCCESS)
+		STARPU_CUBLAS_REPORT_ERROR(st);
+}
+
+static void gemm_cuda(void *buffers[], void *cl_arg)
+{
+	(void)cl_arg;
+	cublasStatus_t st = cublasDgemm(starpu_cublas_get_local_handle(), CUBLAS_OP_N, CUBLAS_OP_T,
+					tile_rows(buffers[2]), tile_cols(buffers[2]), tile_cols(buffers[0]),
+					&minus_one, tile_ptr(buffers[0]), tile_ld(buffers[0]),
+					tile_ptr(buffers[1]), tile_ld(buffers[1]),
+					&one, tile_ptr(buffers[2]), tile_ld(buffers[2]));
+	if (st != CUBLAS_STATUS_SUCCESS)
+		STARPU_CUBLAS_REPORT_ERROR(st);
+}
+#define CUDA_IMPL(f) .cuda_funcs = { f }, .cuda_flags = { STARPU_CUDA_ASYNC },
+#define CUDA_IMPL_SYNC(f) .cuda_funcs = { f },
+#define WHERE (STARPU_CPU | STARPU_CUDA)
+#else
+#define CUDA_IMPL(f)
+#define CUDA_IMPL_SYNC(f)
+#define WHERE STARPU_CPU
+#endif
+
 /*
  * History-based performance models, one per kernel: calibrated on the first
  * runs (or with STARPU_CALIBRATE=1), kept in $STARPU_HOME/.starpu/sampling,
@@ -133,9 +193,10 @@ static struct starpu_perfmodel gemm_model = { .type = STARPU_HISTORY_BASED, .sym
 
 static struct starpu_codelet potrf_cl = {
 	.model = &potrf_model,
-	.where = STARPU_CPU,
+	.where = WHERE,
 	.cpu_funcs = { potrf_cpu },
 	.cpu_funcs_name = { "potrf_cpu" },
+	CUDA_IMPL_SYNC(potrf_cuda)
 	.nbuffers = 1,
 	.modes = { STARPU_RW },
 	.name = "potrf",
@@ -143,9 +204,10 @@ static struct starpu_codelet potrf_cl = {
 
 static struct starpu_codelet trsm_cl = {
 	.model = &trsm_model,
-	.where = STARPU_CPU,
+	.where = WHERE,
 	.cpu_funcs = { trsm_cpu },
 	.cpu_funcs_name = { "trsm_cpu" },
+	CUDA_IMPL(trsm_cuda)
 	.nbuffers = 2,
 	.modes = { STARPU_R, STARPU_RW },
 	.name = "trsm",
@@ -153,9 +215,10 @@ static struct starpu_codelet trsm_cl = {
 
 static struct starpu_codelet syrk_cl = {
 	.model = &syrk_model,
-	.where = STARPU_CPU,
+	.where = WHERE,
 	.cpu_funcs = { syrk_cpu },
 	.cpu_funcs_name = { "syrk_cpu" },
+	CUDA_IMPL(syrk_cuda)
 	.nbuffers = 2,
 	.modes = { STARPU_R, STARPU_RW },
 	.name = "syrk",
@@ -163,9 +226,10 @@ static struct starpu_codelet syrk_cl = {
 
 static struct starpu_codelet gemm_cl = {
 	.model = &gemm_model,
-	.where = STARPU_CPU,
+	.where = WHERE,
 	.cpu_funcs = { gemm_cpu },
 	.cpu_funcs_name = { "gemm_cpu" },
+	CUDA_IMPL(gemm_cuda)
 	.nbuffers = 3,
 	.modes = { STARPU_R, STARPU_R, STARPU_RW },
 	.name = "gemm",

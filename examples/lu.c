@@ -132,6 +132,65 @@ static void gemm_cpu(void *buffers[], void *cl_arg)
 		    1.0, tile_ptr(buffers[2]), tile_ld(buffers[2]));
 }
 
+#ifdef STARPU_USE_CUDA
+/* The same kernels on a CUDA worker: cuSOLVER's getrf without pivoting (the
+ * input needs none), cuBLAS for the rest, on the worker's stream
+ * (tiled_cuda.h). getrf waits to read its info; the others are queued. */
+static const double one = 1.0, minus_one = -1.0;
+
+static void getrf_cuda(void *buffers[], void *cl_arg)
+{
+	(void)cl_arg;
+	struct tiled_cuda_solver *s = tiled_cuda_solver();
+	int n = tile_rows(buffers[0]), info = -1;
+	if (cusolverDnDgetrf(s->handle, n, n, tile_ptr(buffers[0]), tile_ld(buffers[0]), s->work, NULL, s->info)
+	    == CUSOLVER_STATUS_SUCCESS)
+		info = tiled_cuda_info(s);
+	if (info != 0)
+		atomic_store(&getrf_failure, info);
+}
+
+static void trsm_ll_cuda(void *buffers[], void *cl_arg)
+{
+	(void)cl_arg;
+	cublasStatus_t st = cublasDtrsm(starpu_cublas_get_local_handle(), CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER,
+					CUBLAS_OP_N, CUBLAS_DIAG_UNIT, tile_rows(buffers[1]), tile_cols(buffers[1]), &one,
+					tile_ptr(buffers[0]), tile_ld(buffers[0]), tile_ptr(buffers[1]), tile_ld(buffers[1]));
+	if (st != CUBLAS_STATUS_SUCCESS)
+		STARPU_CUBLAS_REPORT_ERROR(st);
+}
+
+static void trsm_ru_cuda(void *buffers[], void *cl_arg)
+{
+	(void)cl_arg;
+	cublasStatus_t st = cublasDtrsm(starpu_cublas_get_local_handle(), CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER,
+					CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, tile_rows(buffers[1]), tile_cols(buffers[1]),
+					&one, tile_ptr(buffers[0]), tile_ld(buffers[0]),
+					tile_ptr(buffers[1]), tile_ld(buffers[1]));
+	if (st != CUBLAS_STATUS_SUCCESS)
+		STARPU_CUBLAS_REPORT_ERROR(st);
+}
+
+static void gemm_cuda(void *buffers[], void *cl_arg)
+{
+	(void)cl_arg;
+	cublasStatus_t st = cublasDgemm(starpu_cublas_get_local_handle(), CUBLAS_OP_N, CUBLAS_OP_N,
+					tile_rows(buffers[2]), tile_cols(buffers[2]), tile_cols(buffers[0]),
+					&minus_one, tile_ptr(buffers[0]), tile_ld(buffers[0]),
+					tile_ptr(buffers[1]), tile_ld(buffers[1]),
+					&one, tile_ptr(buffers[2]), tile_ld(buffers[2]));
+	if (st != CUBLAS_STATUS_SUCCESS)
+		STARPU_CUBLAS_REPORT_ERROR(st);
+}
+#define CUDA_IMPL(f) .cuda_funcs = { f }, .cuda_flags = { STARPU_CUDA_ASYNC },
+#define CUDA_IMPL_SYNC(f) .cuda_funcs = { f },
+#define WHERE (STARPU_CPU | STARPU_CUDA)
+#else
+#define CUDA_IMPL(f)
+#define CUDA_IMPL_SYNC(f)
+#define WHERE STARPU_CPU
+#endif
+
 /*
  * History-based models. vela_dgetrf and vela_dgemm are the symbols of
  * perfmodels/ and `vela perfmodel derive` (the same footprints: one square
@@ -146,9 +205,10 @@ static struct starpu_perfmodel gemm_model = { .type = STARPU_HISTORY_BASED, .sym
 
 static struct starpu_codelet getrf_cl = {
 	.model = &getrf_model,
-	.where = STARPU_CPU,
+	.where = WHERE,
 	.cpu_funcs = { getrf_cpu },
 	.cpu_funcs_name = { "getrf_cpu" },
+	CUDA_IMPL_SYNC(getrf_cuda)
 	.nbuffers = 1,
 	.modes = { STARPU_RW },
 	.name = "getrf",
@@ -156,9 +216,10 @@ static struct starpu_codelet getrf_cl = {
 
 static struct starpu_codelet trsm_ll_cl = {
 	.model = &trsm_ll_model,
-	.where = STARPU_CPU,
+	.where = WHERE,
 	.cpu_funcs = { trsm_ll_cpu },
 	.cpu_funcs_name = { "trsm_ll_cpu" },
+	CUDA_IMPL(trsm_ll_cuda)
 	.nbuffers = 2,
 	.modes = { STARPU_R, STARPU_RW },
 	.name = "trsm_ll",
@@ -166,9 +227,10 @@ static struct starpu_codelet trsm_ll_cl = {
 
 static struct starpu_codelet trsm_ru_cl = {
 	.model = &trsm_ru_model,
-	.where = STARPU_CPU,
+	.where = WHERE,
 	.cpu_funcs = { trsm_ru_cpu },
 	.cpu_funcs_name = { "trsm_ru_cpu" },
+	CUDA_IMPL(trsm_ru_cuda)
 	.nbuffers = 2,
 	.modes = { STARPU_R, STARPU_RW },
 	.name = "trsm_ru",
@@ -176,9 +238,10 @@ static struct starpu_codelet trsm_ru_cl = {
 
 static struct starpu_codelet gemm_cl = {
 	.model = &gemm_model,
-	.where = STARPU_CPU,
+	.where = WHERE,
 	.cpu_funcs = { gemm_cpu },
 	.cpu_funcs_name = { "gemm_cpu" },
+	CUDA_IMPL(gemm_cuda)
 	.nbuffers = 3,
 	.modes = { STARPU_R, STARPU_R, STARPU_RW },
 	.name = "gemm",

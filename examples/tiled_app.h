@@ -38,6 +38,8 @@
 
 #include <starpu.h>
 
+#include "tiled_cuda.h"
+
 /* OpenBLAS would otherwise start its own threads inside every task. */
 extern void openblas_set_num_threads(int num_threads);
 
@@ -250,12 +252,13 @@ static double wall_seconds(void)
 /*
  * In a simulated run (Vela) the codelets also declare a CUDA implementation,
  * Vela's vela_sim_placeholder, so that simulated GPUs take tasks (their
- * durations come from the models' cuda entries, e.g. perfmodels/). The
- * examples have no GPU kernels: a real run never declares one.
+ * durations come from the models' cuda entries, e.g. perfmodels/). Built
+ * with CUDA, the codelets have their real cuBLAS/cuSOLVER implementations
+ * instead, declared for real and simulated runs alike.
  */
 static void enable_simulated_gpus(const struct tiled_app *app)
 {
-#if defined(VELA_VERSION_STRING)
+#if defined(VELA_VERSION_STRING) && !defined(STARPU_USE_CUDA)
 	for (struct starpu_codelet *const *cl = app->codelets; *cl; cl++) {
 		(*cl)->cuda_funcs[0] = vela_sim_placeholder;
 		(*cl)->where |= STARPU_CUDA;
@@ -395,6 +398,11 @@ static int run_once(const struct tiled_app *app, const struct tiled_options *opt
 		starpu_shutdown();
 		return 77;
 	}
+	/* Real GPUs: cuBLAS and cuSOLVER on each CUDA worker's stream. */
+	if (!res->simulated && tiled_cuda_start(opt->bs)) {
+		starpu_shutdown();
+		return 1;
+	}
 
 	tiled_load(t, a_full);
 	tiled_register(t);
@@ -408,6 +416,8 @@ static int run_once(const struct tiled_app *app, const struct tiled_options *opt
 
 	/* Unregistering makes the tiles the application's again. */
 	tiled_unregister(t);
+	if (!res->simulated)
+		tiled_cuda_stop();
 	starpu_shutdown();
 
 	if (ret == -ENODEV) {
