@@ -204,6 +204,24 @@ struct starpu_task *worker_pop_local(struct worker *w);
 /* The STARPU_CPU, STARPU_CUDA... bit of a kind of worker. */
 uint32_t worker_arch_mask(enum starpu_worker_archtype arch);
 
+/* One device the workers are built from: its kind, index, memory node and
+ * driver. */
+struct device_spec
+{
+	enum starpu_worker_archtype arch;
+	int devid;
+	unsigned node;
+	const struct drv_ops *drv;
+	const struct drv_device_kind *kind;	/* real devices: their kind; NULL when simulated */
+	unsigned nworkers;			/* workers driving it (STARPU_NWORKER_PER_CUDA) */
+	char devname[48];			/* real devices: the device's own name */
+};
+
+/* The devices this run uses (devices.c), each with a memory node added
+ * after RAM: simulated ones from the platform, real ones from the device
+ * kinds. Returns how many (at most max), or a negative errno. */
+int workers_devices_setup(const struct starpu_conf *conf, struct device_spec *out, unsigned max);
+
 /* Creates the worker table from the topology (init.c calls it). */
 int workers_setup(void);
 void workers_teardown(void);

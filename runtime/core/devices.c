@@ -1,0 +1,123 @@
+/* devices.c — the devices workers are built from: the simulated ones of the
+ * platform, or the real ones the device kinds built in find
+ * (drivers/driver.h), each given a memory node of its own after RAM. The
+ * worker table (workers.c) makes one or more workers per device.
+ */
+#include "core/workers.h"
+#include "core/sim_loader.h"
+#include "data/memory.h"
+#include "drivers/driver.h"
+#include "sim/sim.h"
+
+#include <stdio.h>
+
+static enum starpu_node_kind node_kind_of(enum starpu_worker_archtype arch)
+{
+	return arch == STARPU_CUDA_WORKER ? STARPU_CUDA_RAM : STARPU_OPENCL_RAM;
+}
+
+/* How many of the avail devices of a kind to use: all unless conf says
+ * fewer (-1: all). */
+static unsigned devices_wanted(int conf_n, unsigned avail, const char *what, const char *var)
+{
+	if (conf_n < 0)
+		return avail;
+	if ((unsigned) conf_n > avail)
+	{
+		/* Simulated devices (real ones warn in their driver). */
+		if (sim_running())
+			rt_warn("starpu_init: %d %s device(s) requested (%s), but the machine has %u; using %u",
+				conf_n, what, var, avail, avail);
+		return avail;
+	}
+	return (unsigned) conf_n;
+}
+
+/* Real devices: each kind built in (drivers/driver.h) finds its own, as
+ * conf and the environment say; CUDA first, then OpenCL, as StarPU orders
+ * workers. */
+static int real_devices_setup(const struct starpu_conf *conf, struct device_spec *out, unsigned max)
+{
+	unsigned n = 0;
+	for (const struct drv_device_kind *const *k = drv_device_kinds; *k && n < max; k++)
+	{
+		struct drv_device found[STARPU_MAXOPENCLDEVS > STARPU_MAXCUDADEVS ? STARPU_MAXOPENCLDEVS : STARPU_MAXCUDADEVS];
+		unsigned room = max - n < sizeof(found) / sizeof(found[0]) ? max - n : sizeof(found) / sizeof(found[0]);
+		if (drv_pipeline_depth(*k) < 0)
+			return -EINVAL;
+		int nfound = (*k)->setup(conf, found, room);
+		if (nfound < 0)
+			return nfound;
+		for (int i = 0; i < nfound; i++)
+		{
+			char name[32];
+			snprintf(name, sizeof(name), "%s %d", (*k)->name, found[i].devid);
+			int node = memory_node_add((*k)->node_kind, found[i].devid, (*k)->node_ops, NULL, found[i].memsize, name);
+			if (node < 0)
+				return node;
+			out[n].arch = (*k)->arch;
+			out[n].devid = found[i].devid;
+			out[n].node = (unsigned) node;
+			out[n].drv = (*k)->worker_ops;
+			out[n].kind = *k;
+			out[n].nworkers = found[i].nworkers ? found[i].nworkers : 1;
+			snprintf(out[n].devname, sizeof(out[n].devname), "%s", found[i].name);
+			n++;
+		}
+	}
+	return (int) n;
+}
+
+void workers_devices_teardown(void)
+{
+	for (const struct drv_device_kind *const *k = drv_device_kinds; *k; k++)
+		if ((*k)->teardown)
+			(*k)->teardown();
+}
+
+/* The devices this run uses, each with a memory node of its own, added
+ * after RAM (node 0) in worker order. Simulated runs: the platform's
+ * CUDA<k> and OpenCL<k> hosts, restricted by conf.ncuda / conf.nopencl
+ * (STARPU_NCUDA / STARPU_NOPENCL); real runs: the devices the drivers
+ * find. Returns the number of devices, or a negative errno. */
+int workers_devices_setup(const struct starpu_conf *conf, struct device_spec *out, unsigned max)
+{
+	if (!sim_running())
+		return real_devices_setup(conf, out, max);
+	struct sim_device sd[STARPU_MAXCUDADEVS + STARPU_MAXOPENCLDEVS];
+	unsigned nsd = sim_devices(sd, sizeof(sd) / sizeof(sd[0]));
+	if (nsd > sizeof(sd) / sizeof(sd[0]))
+		nsd = sizeof(sd) / sizeof(sd[0]);
+	unsigned avail_cuda = 0, avail_opencl = 0;
+	for (unsigned i = 0; i < nsd; i++)
+	{
+		if (sd[i].arch == STARPU_CUDA_WORKER)
+			avail_cuda++;
+		else if (sd[i].arch == STARPU_OPENCL_WORKER)
+			avail_opencl++;
+	}
+	unsigned want_cuda = devices_wanted(conf->ncuda, avail_cuda, "CUDA", "STARPU_NCUDA / conf.ncuda");
+	unsigned want_opencl = devices_wanted(conf->nopencl, avail_opencl, "OpenCL", "STARPU_NOPENCL / conf.nopencl");
+	unsigned n = 0, ncuda = 0, nopencl = 0;
+	for (unsigned i = 0; i < nsd && n < max; i++)
+	{
+		enum starpu_worker_archtype arch = (enum starpu_worker_archtype) sd[i].arch;
+		if (arch == STARPU_CUDA_WORKER ? ncuda++ >= want_cuda : nopencl++ >= want_opencl)
+			continue;
+		char name[32];
+		snprintf(name, sizeof(name), "%s %d", arch == STARPU_CUDA_WORKER ? "CUDA" : "OpenCL", sd[i].devid);
+		int node = memory_node_add(node_kind_of(arch), sd[i].devid, sim_device_node_ops(), NULL, sd[i].memsize,
+					   name);
+		if (node < 0)
+			return node;
+		out[n].arch = arch;
+		out[n].devid = sd[i].devid;
+		out[n].node = (unsigned) node;
+		out[n].drv = sim_device_driver(arch);
+		out[n].kind = NULL;
+		out[n].nworkers = 1;
+		out[n].devname[0] = 0;
+		n++;
+	}
+	return (int) n;
+}
