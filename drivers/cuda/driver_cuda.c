@@ -150,6 +150,22 @@ static void enable_peers(const int *devs, unsigned n)
 		}
 }
 
+/* What the runtime may allocate on a GPU: what is free once the context
+ * exists, less room for what the libraries and kernels allocate themselves
+ * (cuBLAS workspaces, local memory): 5% of the GPU, at least 256 MiB. */
+static ssize_t usable_memory(int dev)
+{
+	size_t free_b = 0, total = 0;
+	cudaSetDevice(dev);
+	if (cudaMemGetInfo(&free_b, &total) != cudaSuccess)
+	{
+		(void) cudaGetLastError();
+		return (ssize_t) cuda_devices[dev].prop.totalGlobalMem;
+	}
+	size_t margin = total / 20 > ((size_t) 256 << 20) ? total / 20 : (size_t) 256 << 20;
+	return free_b > margin ? (ssize_t) (free_b - margin) : (ssize_t) free_b / 2;
+}
+
 static int cuda_setup(const struct starpu_conf *conf, struct drv_device *out, unsigned max)
 {
 	long per = 1;
@@ -210,7 +226,7 @@ static int cuda_setup(const struct starpu_conf *conf, struct drv_device *out, un
 		}
 		struct cuda_device *d = &cuda_devices[candidates[i]];
 		out[i].devid = candidates[i];
-		out[i].memsize = (ssize_t) d->prop.totalGlobalMem;
+		out[i].memsize = usable_memory(candidates[i]);
 		out[i].nworkers = (unsigned) per;
 		snprintf(out[i].name, sizeof(out[i].name), "%s", d->prop.name);
 	}
