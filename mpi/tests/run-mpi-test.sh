@@ -1,7 +1,7 @@
 #!/bin/sh
 # Runs one MPI test program for the automake harness: on N ranks of this
-# machine with mpirun (2 by default; a test named PROGRAM.np4 runs PROGRAM
-# on 4), under a time limit, quiet, with one CPU worker per rank and its
+# machine with mpirun (2 by default; a test named PROGRAM-4ranks.np4 runs
+# PROGRAM on 4), under a time limit, quiet, with one CPU worker per rank and its
 # own STARPU_HOME. Exit 77 (skipped) only when Open MPI's mpirun is absent.
 #
 # The flags Open MPI wants here are set here and nowhere else: as root it
@@ -13,9 +13,10 @@ np=2
 prog=$1
 shift
 case $prog in
-*.np4) prog=${prog%.np4}; np=4 ;;
-esac
-case $prog in
+*-4ranks.np4)
+	# The entry may come from the source tree; the program is built here.
+	np=4
+	prog=./$(basename "$(dirname "$prog")")/$(basename "${prog%-4ranks.np4}") ;;
 */*) ;;
 *) prog=./$prog ;;
 esac
