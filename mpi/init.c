@@ -390,7 +390,7 @@ static int layer_init(int *argc, char ***argv, int initialize_mpi, MPI_Comm comm
 	if (mpi.max_message < 16)
 		mpi.max_message = 16;
 	mpi.spin_us = env_unsigned("VELA_MPI_SPIN_US", 100);
-	mpi.busy_poll_us = env_unsigned("VELA_MPI_BUSY_POLL_US", 100);
+	mpi.busy_poll_us = env_unsigned("VELA_MPI_BUSY_POLL_US", 1000);
 	mpi.idle_poll_us = env_unsigned("VELA_MPI_IDLE_POLL_US", 5000);
 	mpi.cache_hits_send = mpi.cache_hits_recv = mpi.cache_bytes_saved = 0;
 
