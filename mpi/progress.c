@@ -580,7 +580,6 @@ static void cancel_listeners(void)
 static void *progress_main(void *arg)
 {
 	(void) arg;
-	starpu_pthread_setname("mpi-progress");
 	starpu_pthread_mutex_lock(&mpi.lock);
 	struct mcomm *comms = mpi.comms;
 	starpu_pthread_mutex_unlock(&mpi.lock);
@@ -704,7 +703,9 @@ int prog_start(void)
 {
 	memset(&P, 0, sizeof(P));
 	match_init();
-	int ret = starpu_pthread_create(&P.thread, NULL, progress_main, NULL);
+	/* Named at creation: naming itself would race with the creator's
+	 * default name. */
+	int ret = starpu_pthread_create_on("mpi-progress", &P.thread, NULL, progress_main, NULL, NULL);
 	if (ret)
 	{
 		mpi_error("starpu_mpi_init: cannot start the progression thread (%d)", ret);

@@ -14,7 +14,10 @@ static int find_progress_thread(void)
 {
 	DIR *d = opendir("/proc/self/task");
 	if (!d)
+	{
+		perror("opendir /proc/self/task");
 		return -1;
+	}
 	struct dirent *e;
 	int found = -1;
 	while ((e = readdir(d)))
