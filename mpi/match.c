@@ -279,10 +279,32 @@ static void consume_early(struct mreq *r)
 	finish_from_early(r);
 }
 
+static void cancel_recv(struct mreq *r, int64_t sent, const char *why);
+
+/* Messages the peer announced in its bye for r's tag, or -1 before the bye. */
+static int64_t announced(struct mreq *r)
+{
+	struct mcomm *c = r->comm;
+	if (c->env_expected[r->peer] < 0)
+		return -1;
+	struct mkey ck = { .a = (uintptr_t) c, .b = r->peer, .c = r->tag };
+	struct mhash_entry *ce = mhash_find(&byecount, &ck);
+	return ce ? ce->v.n : 0;
+}
+
 void match_submit_recv(struct mreq *r)
 {
 	struct mkey k = key_of(r->comm, r->peer, r->tag, r->seq);
 	struct mhash_entry *e = mhash_find(&early, &k);
+	/* The peer already said goodbye without this message: it never
+	 * comes (its envelopes precede its bye, so one not here as an early
+	 * message is not on its way). */
+	int64_t sent = e ? -1 : announced(r);
+	if (sent >= 0 && r->seq >= sent)
+	{
+		cancel_recv(r, sent, "submitted after the peer's shutdown");
+		return;
+	}
 	if (e)
 	{
 		r->early = e->v.ptr;
@@ -318,27 +340,32 @@ void match_ready_recv(struct mreq *r)
 /* ------------------------------------------------------------------ */
 /* The shutdown handshake. */
 
+/* Ends a receive that can never be matched: sent is how many messages
+ * with its tag the peer sent in all. */
+static void cancel_recv(struct mreq *r, int64_t sent, const char *why)
+{
+	char lbl[64];
+	mpi_error("starpu_mpi_shutdown: the receive of handle %s with tag %lld from rank %d was never matched: rank %d sent %lld message(s) with this tag to rank %d, this was receive #%lld (%s%s%s; -ENOMSG)",
+		  mpi_handle_label(r->handle, lbl, sizeof(lbl)), (long long) r->tag, r->peer, r->peer, (long long) sent,
+		  r->comm->rank, (long long) r->seq + 1, r->fn, why ? ", " : "", why ? why : "");
+	nunmatched++;
+	r->cancelled = 1;
+	if (r->ready)
+		req_complete(r, -ENOMSG);
+}
+
 static void cancel_if_unmatched(struct mhash_entry *e, void *arg)
 {
 	struct mbye *b = arg;
 	struct mreq *r = e->v.ptr;
 	if (e->key.a != (uintptr_t) b->comm || e->key.b != b->peer)
 		return;
-	struct mkey ck = { .a = (uintptr_t) b->comm, .b = b->peer, .c = r->tag };
-	struct mhash_entry *ce = mhash_find(&byecount, &ck);
-	int64_t sent = ce ? ce->v.n : 0;
+	int64_t sent = announced(r);
 	if (r->seq < sent)
 		return;
-	char lbl[64];
-	mpi_error("starpu_mpi_shutdown: the receive of handle %s with tag %lld from rank %d was never matched: rank %d sent %lld message(s) with this tag to rank %d, this was receive #%lld (%s; -ENOMSG)",
-		  mpi_handle_label(r->handle, lbl, sizeof(lbl)), (long long) r->tag, r->peer, r->peer, (long long) sent,
-		  b->comm->rank, (long long) r->seq + 1, r->fn);
-	nunmatched++;
 	mhash_remove(&posted, &e->key);
 	r->posted = 0;
-	r->cancelled = 1;
-	if (r->ready)
-		req_complete(r, -ENOMSG);
+	cancel_recv(r, sent, NULL);
 }
 
 static void bye_process(struct mbye *b)
@@ -447,6 +474,32 @@ int match_byes_complete(void)
 				return 0;
 	}
 	return 1;
+}
+
+/* A synchronous send nobody receives would keep its sender waiting
+ * forever: once every envelope is in, take the data of those (dropped,
+ * reported below). */
+static void drain_sync(struct mhash_entry *e, void *arg)
+{
+	int *pending = arg;
+	struct mearly *m = e->v.ptr;
+	if (m->buf || !m->env.ssend)
+		return;
+	m->bufsize = wire_bytes(&m->env);
+	m->buf = malloc(m->bufsize ? m->bufsize : 1);
+	if (!m->buf)
+		return;
+	m->nmpi = post_into(m->buf, &m->env, m->comm, m->source, OP_EARLY_RECV, m);
+	if (!m->nmpi)
+		m->complete = 1;
+	*pending += m->nmpi;
+}
+
+int match_drain_unclaimed(void)
+{
+	int pending = 0;
+	mhash_foreach(&early, drain_sync, &pending);
+	return pending;
 }
 
 static void report_early(struct mhash_entry *e, void *arg)

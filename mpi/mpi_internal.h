@@ -285,6 +285,9 @@ void match_op_done(enum op_kind kind, void *ptr);
  * reports what was never matched (count returned). */
 void match_send_byes(void);
 int match_byes_complete(void);
+/* Then takes the data of synchronous sends nobody received (so that
+ * their senders end): the number of operations that posted. */
+int match_drain_unclaimed(void);
 int match_report_unclaimed(void);
 /* Counts for the bye: the sends submitted per (comm, peer, tag). */
 int seq_bye_payload(struct mcomm *c, int peer, int64_t **pairs, size_t *npairs);

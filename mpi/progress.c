@@ -649,7 +649,7 @@ static void *progress_main(void *arg)
 			starpu_pthread_mutex_lock(&mpi.qlock);
 			int idle = !mpi.nlive && !mpi.qhead;
 			starpu_pthread_mutex_unlock(&mpi.qlock);
-			if (idle && P.n == P.nlisten && match_byes_complete())
+			if (idle && P.n == P.nlisten && match_byes_complete() && !match_drain_unclaimed())
 				break;
 			double t = now_us();
 			if (did)
