@@ -46,7 +46,20 @@ if [ -n "$ASAN_OPTIONS" ]; then
 	ASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=0"
 	export ASAN_OPTIONS
 fi
-export STARPU_SILENT STARPU_NCPU STARPU_HOME OPENBLAS_NUM_THREADS LSAN_OPTIONS
 mkdir -p "$STARPU_HOME"
+# Under ThreadSanitizer, Open MPI's own reports (tests/tsan.supp) join the
+# project's suppressions: TSan reads one file.
+case $TSAN_OPTIONS in
+*suppressions=*)
+	base=$(printf '%s\n' "$TSAN_OPTIONS" | sed 's/.*suppressions=\([^ :]*\).*/\1/')
+	cat "$base" "$(cd "$(dirname "$0")" && pwd)/tsan.supp" > "$STARPU_HOME/tsan-$$.supp" 2>/dev/null
+	TSAN_OPTIONS=$(printf '%s\n' "$TSAN_OPTIONS" | sed "s|suppressions=[^ :]*|suppressions=$STARPU_HOME/tsan-$$.supp|")
+	export TSAN_OPTIONS ;;
+"") ;;
+*)
+	TSAN_OPTIONS="$TSAN_OPTIONS suppressions=$(cd "$(dirname "$0")" && pwd)/tsan.supp"
+	export TSAN_OPTIONS ;;
+esac
+export STARPU_SILENT STARPU_NCPU STARPU_HOME OPENBLAS_NUM_THREADS LSAN_OPTIONS
 # shellcheck disable=SC2086
 exec timeout -k 10 "$VELA_MPI_TEST_TIMEOUT" "$MPIRUN" $flags -np "$np" "$prog" "$@"

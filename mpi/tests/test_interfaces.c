@@ -196,8 +196,8 @@ struct sent
 	uint32_t bcsr_col[3], bcsr_row[3];
 	uint32_t coo_r[5], coo_c[5];
 	double coo_v[5];
-	int32_t pair_head[2];
-	double pair_vals[9];
+	int32_t pair_head[3][2];	/* one per pair handle: handles never share buffers */
+	double pair_vals[3][9];
 };
 
 static void fill_sent(struct sent *s, int seed)
@@ -227,10 +227,13 @@ static void fill_sent(struct sent *s, int seed)
 		s->coo_c[i] = (uint32_t) (4 - i);
 		s->coo_v[i] = dval(3 * i + seed);
 	}
-	s->pair_head[0] = seed;
-	s->pair_head[1] = 9;
-	for (int i = 0; i < 9; i++)
-		s->pair_vals[i] = dval(i + seed);
+	for (int k = 0; k < 3; k++)
+	{
+		s->pair_head[k][0] = seed;
+		s->pair_head[k][1] = 9;
+		for (int i = 0; i < 9; i++)
+			s->pair_vals[k][i] = dval(i + seed);
+	}
 }
 
 enum { H_VAR, H_VEC, H_MAT, H_BLK, H_CSR, H_BCSR, H_COO, H_VOID, H_PAIR, H_PAIR_DT, H_PAIR_DT_HANDLE, NH };
@@ -248,10 +251,16 @@ static void register_all(starpu_data_handle_t *h, struct sent *s)
 	starpu_bcsr_data_register(&h[H_BCSR], home, 3, 2, s ? (uintptr_t) s->bcsr_val : 0, s ? s->bcsr_col : NULL, s ? s->bcsr_row : NULL, 0, 2, 2, sizeof(double));
 	starpu_coo_data_register(&h[H_COO], home, 5, 5, 5, s ? s->coo_c : NULL, s ? s->coo_r : NULL, s ? (uintptr_t) s->coo_v : 0, sizeof(double));
 	starpu_void_data_register(&h[H_VOID]);
-	struct pair_interface pi = { s ? s->pair_head : NULL, s ? s->pair_vals : NULL, 9 };
-	starpu_data_register(&h[H_PAIR], home, &pi, &pair_ops);
-	starpu_data_register(&h[H_PAIR_DT], home, &pi, &pair_dt_ops);
-	starpu_data_register(&h[H_PAIR_DT_HANDLE], home, &pi, &pair_ops);
+	struct pair_interface pi[3];
+	for (int k = 0; k < 3; k++)
+	{
+		pi[k].head = s ? s->pair_head[k] : NULL;
+		pi[k].vals = s ? s->pair_vals[k] : NULL;
+		pi[k].n = 9;
+	}
+	starpu_data_register(&h[H_PAIR], home, &pi[0], &pair_ops);
+	starpu_data_register(&h[H_PAIR_DT], home, &pi[1], &pair_dt_ops);
+	starpu_data_register(&h[H_PAIR_DT_HANDLE], home, &pi[2], &pair_ops);
 	/* This handle of a pack/unpack interface goes by its own datatype. */
 	starpu_mpi_datatype_register(h[H_PAIR_DT_HANDLE], pair_datatype, pair_datatype_free);
 }
