@@ -4,6 +4,7 @@
  * size; ranks and sizes agree between the calls; the tag upper bound is
  * INT64_MAX (tags travel as 64-bit integers); other attributes come from
  * MPI; the envelope tag is readable, and only settable before init;
+ * STARPU_MPI_COMM=1 prints one line per message sent and received;
  * shutdown stops the layer (a second one is refused) but leaves the
  * runtime running when init did not start it.
  */
@@ -14,6 +15,7 @@
 int main(int argc, char **argv)
 {
 	mt_name = "test_init";
+	setenv("STARPU_MPI_COMM", "1", 1);
 	mt_capture_begin();
 	int ret = starpu_mpi_init_comm(&argc, &argv, 1, MPI_COMM_WORLD);
 	const char *out = mt_capture_end();
@@ -62,7 +64,24 @@ int main(int argc, char **argv)
 	CHECK(mt_contains_all(mt_capture_end(), "starpu_mpi_set_communication_tag", "before starpu_mpi_init", NULL));
 	CHECK_EQ(starpu_mpi_get_communication_tag(), tag);
 
+	/* STARPU_MPI_COMM was set before init: a line per message. */
+	long v = rank;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t) &v, sizeof(long));
+	mt_capture_begin();
+	if (rank == 0)
+		CHECK_EQ(starpu_mpi_send(h, 1, 99, MPI_COMM_WORLD), 0);
+	else if (rank == 1)
+		CHECK_EQ(starpu_mpi_recv(h, 0, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE), 0);
 	CHECK_EQ(starpu_mpi_barrier(MPI_COMM_WORLD), 0);
+	out = mt_capture_end();
+	if (rank == 0)
+		CHECK(mt_contains_all(out, "rank 0: send", "tag 99", "to rank 1: 8 bytes", NULL));
+	if (rank == 1)
+		CHECK(mt_contains_all(out, "rank 1: received", "tag 99", "from rank 0: 8 bytes", NULL));
+	starpu_data_unregister(h);
+	if (rank == 1)
+		CHECK_EQ(v, 0);
 	CHECK_EQ(starpu_mpi_shutdown(), 0);
 	CHECK_EQ(starpu_is_initialized(), 1);	/* not started by the layer */
 	mt_capture_begin();

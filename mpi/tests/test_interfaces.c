@@ -415,6 +415,25 @@ int main(int argc, char **argv)
 		}
 		test_pieces(rank);
 		CHECK(datatype_calls >= 4);
+
+		/* A handle's own datatype unregistered: its interface's
+		 * pack/unpack take over. */
+		int calls = datatype_calls;
+		static struct sent c;
+		fill_sent(&c, 11);
+		starpu_data_handle_t hh[NH];
+		register_all(hh, rank == 0 ? &c : NULL);
+		CHECK_EQ(starpu_mpi_datatype_unregister(hh[H_PAIR_DT_HANDLE]), 0);
+		if (rank == 0)
+			CHECK_EQ(starpu_mpi_send(hh[H_PAIR_DT_HANDLE], 1, 300, MPI_COMM_WORLD), 0);
+		else
+		{
+			CHECK_EQ(starpu_mpi_recv(hh[H_PAIR_DT_HANDLE], 0, 300, MPI_COMM_WORLD, MPI_STATUS_IGNORE), 0);
+			check_pair(hh[H_PAIR_DT_HANDLE], 11);
+		}
+		CHECK_EQ(datatype_calls, calls);
+		for (int i = 0; i < NH; i++)
+			starpu_data_unregister(hh[i]);
 	}
 	CHECK_EQ(starpu_mpi_interface_datatype_unregister(pair_dt_ops.interfaceid), 0);
 	CHECK_EQ(starpu_mpi_barrier(MPI_COMM_WORLD), 0);
