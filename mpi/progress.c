@@ -46,11 +46,10 @@ static struct
 	int unmatched;			/* reported at shutdown */
 } P;
 
+/* The runtime's clock (simulated time in a simulation). */
 static double now_us(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+	return starpu_timing_now();
 }
 
 /* ------------------------------------------------------------------ */
@@ -591,6 +590,7 @@ static void *progress_main(void *arg)
 	starpu_pthread_mutex_unlock(&mpi.qlock);
 
 	double last = now_us(), last_shutdown_progress = 0;
+	unsigned polls = 0;
 	struct mreq **brs = NULL;
 	unsigned *bcmds = NULL;
 	int bcap = 0;
@@ -665,10 +665,13 @@ static void *progress_main(void *arg)
 		if (did)
 		{
 			last = t;
+			polls = 0;
 			continue;
 		}
+		/* Spin for spin_us and a number of polls both: on a loaded
+		 * machine the thread may not have run for most of spin_us. */
 		double quiet = t - last;
-		if (quiet < mpi.spin_us || P.ndata)
+		if (quiet < mpi.spin_us || ++polls < 64 || P.ndata)
 		{
 			sched_yield();
 			continue;
