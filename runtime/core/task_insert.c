@@ -7,6 +7,7 @@
  */
 #include "core/job.h"
 #include "core/rt.h"
+#include <vela_extension.h>
 
 #include <errno.h>
 #include <stdarg.h>
@@ -200,6 +201,9 @@ static int builder_add(struct builder *b, starpu_data_handle_t handle, enum star
 {
 	struct starpu_codelet *cl = b->cl;
 	unsigned i = b->nbuffers;
+	/* STARPU_SSEND only tells starpu_mpi_task_insert how to send the
+	 * data: nothing for the local task. */
+	mode &= ~STARPU_SSEND;
 	if (!cl)
 	{
 		rt_error("starpu_task_insert: a data buffer was given to a task without codelet (-EINVAL)");
@@ -449,6 +453,15 @@ static int task_set_va(struct starpu_task *task, struct starpu_codelet *cl, va_l
 			 cl->name ? cl->name : "(unnamed)", cl->nbuffers, b.nbuffers);
 		ret = -EINVAL;
 	}
+	return ret;
+}
+
+int vela_task_set_va(struct starpu_task *task, struct starpu_codelet *cl, va_list varg_list)
+{
+	va_list ap;
+	va_copy(ap, varg_list);
+	int ret = task_set_va(task, cl, ap);
+	va_end(ap);
 	return ret;
 }
 

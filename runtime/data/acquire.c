@@ -45,6 +45,14 @@ void data_acquire_free(struct job *job)
 	free(acq_of(job));
 }
 
+int data_blocking_acquisition_locked(starpu_data_handle_t h)
+{
+	for (struct acquire *a = h->acquisitions ? acq_of(h->acquisitions) : NULL; a; a = a->next)
+		if (a->sync)
+			return 1;
+	return 0;
+}
+
 static int check_args(starpu_data_handle_t h, int node, enum starpu_data_access_mode mode, const char *fn)
 {
 	if (!h)

@@ -149,6 +149,9 @@ struct starpu_data_state
 
 	char *name;				/* owned */
 	void *user_data;
+	/* Called first when the handle is freed (vela_extension.h: the MPI
+	 * layer forgets its owner, tag and cache state there). */
+	void (*unregister_hook)(starpu_data_handle_t handle);
 	int ndims;
 	int coords[4];
 	void *lookup_key;			/* home pointer registered in the lookup table */
@@ -213,6 +216,10 @@ int data_prepare_job(struct job *job);
 /* Requests access for buffers[job->nacquired..]; 1 when all are granted, 0
  * when the job is queued on a handle (the release that grants it resumes
  * it). */
+/* Whether h is held by a blocking acquisition (starpu_data_acquire*, not
+ * _cb): one its unregistration must refuse, the caller would never release
+ * it (h->lock held). An asynchronous one is waited for. */
+int data_blocking_acquisition_locked(starpu_data_handle_t h);
 int data_access_acquire(struct job *job);
 int data_access_try_locked(starpu_data_handle_t h, struct job_buffer *b);
 /* Releases the job's access to every handle and forgets its implicit

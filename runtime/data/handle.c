@@ -5,6 +5,7 @@
 #include "data/memory.h"
 #include "core/job.h"
 #include "core/rt.h"
+#include <vela_extension.h>
 #include "core/workers.h"
 
 #include <errno.h>
@@ -386,6 +387,9 @@ static void quarantine_flush(void)
 
 void data_handle_free(starpu_data_handle_t h)
 {
+	/* Before anything goes: the hook may still look at the handle. */
+	if (h->unregister_hook)
+		h->unregister_hook(h);
 	handle_unlist(h);
 	if (h->parent)
 		data_child_gone(h);
@@ -460,8 +464,11 @@ static int unregister_checks(starpu_data_handle_t h, const char *fn)
 		rt_error("%s: handle %p is partitioned; unpartition it first (-EBUSY)", fn, (void *) h);
 		return -EBUSY;
 	}
+	/* Held by a blocking acquisition, the data would never come free;
+	 * one made with starpu_data_acquire_cb (the MPI layer's, for one) is
+	 * released by whoever holds it, and waited for below. */
 	os_mutex_lock(&h->lock);
-	int acquired = h->acquisitions != NULL;
+	int acquired = data_blocking_acquisition_locked(h);
 	os_mutex_unlock(&h->lock);
 	if (acquired)
 	{
@@ -902,6 +909,34 @@ void starpu_data_set_reduction_methods(starpu_data_handle_t handle, struct starp
 	os_mutex_lock(&handle->lock);
 	handle->redux_cl = redux_cl;
 	handle->init_cl = init_cl;
+	os_mutex_unlock(&handle->lock);
+}
+
+void vela_data_get_reduction_methods(starpu_data_handle_t handle, struct starpu_codelet **redux_cl, struct starpu_codelet **init_cl)
+{
+	struct starpu_codelet *redux = NULL, *init = NULL;
+	if (data_handle_valid(handle))
+	{
+		os_mutex_lock(&handle->lock);
+		redux = handle->redux_cl;
+		init = handle->init_cl;
+		os_mutex_unlock(&handle->lock);
+	}
+	if (redux_cl)
+		*redux_cl = redux;
+	if (init_cl)
+		*init_cl = init;
+}
+
+void vela_data_set_unregister_hook(starpu_data_handle_t handle, void (*hook)(starpu_data_handle_t handle))
+{
+	if (!data_handle_valid(handle))
+	{
+		rt_error("vela_data_set_unregister_hook: handle %p is not registered", (void *) handle);
+		return;
+	}
+	os_mutex_lock(&handle->lock);
+	handle->unregister_hook = hook;
 	os_mutex_unlock(&handle->lock);
 }
 

@@ -123,7 +123,15 @@ static int cache_take_locked(struct memory_node *n, starpu_data_handle_t h, stru
 		if (e->ops != h->ops || e->size != size || !same_alloc_shape(h->ops, e->iface, r->interface))
 			continue;
 		*pe = e->next;
-		memcpy(r->interface, e->iface, h->ops->interface_size);
+		/* Only the bytes that differ (the buffer's pointers): the shape
+		 * fields are equal, and readers such as starpu_data_get_size
+		 * look at them without the handle lock, so rewriting them even
+		 * with the same values would race with those reads. */
+		unsigned char *dst = r->interface;
+		const unsigned char *src = e->iface;
+		for (size_t i = 0; i < h->ops->interface_size; i++)
+			if (dst[i] != src[i])
+				dst[i] = src[i];
 		n->cached -= (ssize_t) size;
 		free(e->iface);
 		free(e);

@@ -242,6 +242,49 @@ static void test_acquire_release_misuse(void)
 	CU_ASSERT_EQUAL(x, 6);
 }
 
+/* Data held by an asynchronous acquisition (starpu_data_acquire_cb) is
+ * not refused: unregistration waits for the release, which another
+ * thread makes later (as the MPI layer does once a message is sent). */
+struct cb_hold
+{
+	starpu_data_handle_t h;
+	int *x;
+	int granted;
+};
+
+static void hold_granted(void *arg)
+{
+	struct cb_hold *c = arg;
+	__atomic_store_n(&c->granted, 1, __ATOMIC_SEQ_CST);
+}
+
+static void *release_later(void *arg)
+{
+	struct cb_hold *c = arg;
+	while (!__atomic_load_n(&c->granted, __ATOMIC_SEQ_CST))
+		vtest_sleep_ms(1);
+	vtest_sleep_ms(100);
+	*c->x = 9;
+	starpu_data_release(c->h);
+	return NULL;
+}
+
+static void test_unregister_waits_for_cb_acquisition(void)
+{
+	int x = 0;
+	struct cb_hold c = { .x = &x };
+	starpu_variable_data_register(&c.h, STARPU_MAIN_RAM, (uintptr_t) &x, sizeof(x));
+	CU_ASSERT_EQUAL_FATAL(starpu_data_acquire_cb(c.h, STARPU_RW, hold_granted, &c), 0);
+	starpu_pthread_t t;
+	CU_ASSERT_EQUAL_FATAL(starpu_pthread_create(&t, NULL, release_later, &c), 0);
+	vtest_capture_stderr_begin();
+	starpu_data_unregister(c.h);
+	const char *msg = vtest_capture_stderr_end();
+	CU_ASSERT_PTR_NULL(strstr(msg, "still acquired"));
+	CU_ASSERT_EQUAL(x, 9);
+	starpu_pthread_join(t, NULL);
+}
+
 static void test_disk_node_not_addressable(void)
 {
 	char dir[] = "/tmp/vela-disk-XXXXXX";
@@ -474,6 +517,7 @@ static const struct vtest_case cases[] =
 	{ "disk_unusable", test_disk_unusable },
 	{ "redux_without_methods", test_redux_without_methods },
 	{ "acquire_release_misuse", test_acquire_release_misuse },
+	{ "unregister_waits_for_cb_acquisition", test_unregister_waits_for_cb_acquisition },
 	{ "disk_node_not_addressable", test_disk_node_not_addressable },
 	VTEST_END
 };

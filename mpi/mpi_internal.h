@@ -1,0 +1,404 @@
+/* mpi_internal.h — the inside of libvela-mpi: the layer's state, requests,
+ * the progression thread's interface, data descriptions, handle records.
+ *
+ * Design (mpi/README.md has the longer story):
+ *  - Application threads never call MPI after initialisation. They make a
+ *    request (struct mreq), acquire its data through the public API
+ *    (starpu_data_acquire_on_node_cb) and hand the request to the
+ *    progression thread (progress.c), which is the only thread that calls
+ *    MPI: MPI_THREAD_SERIALIZED suffices, and MULTIPLE costs nothing more.
+ *  - A message is an envelope (struct menv: 64-bit tag, sequence number,
+ *    size, how the data is laid out) on one reserved MPI tag, then the data
+ *    in chunks of at most max_message bytes on a data tag picked per
+ *    message. Receivers always have an envelope receive posted, so data
+ *    arriving before its receive (an early message) is taken into a buffer
+ *    at once and the sender never waits for the receiver's task flow.
+ *  - Sends and receives between two ranks with the same tag are numbered
+ *    at submission on both sides (seq); an envelope matches the receive of
+ *    the same (peer, tag, seq). Matching thus follows the order of the task
+ *    flows, not the order in which data became ready, and at shutdown the
+ *    ranks exchange how many messages each sent per tag (a "bye"), which
+ *    tells exactly which receives can never be matched.
+ *
+ * Locks, in order: mpi.lock (handle records, tag table, sequence counters,
+ * cache state, comm list), then mpi.qlock (the command queue, request
+ * completion, live-request list). Neither is held while calling the
+ * runtime or MPI, except that the progression thread posts MPI operations
+ * holding neither.
+ */
+#ifndef VELA_MPI_INTERNAL_H
+#define VELA_MPI_INTERNAL_H
+
+#include <starpu.h>
+#include <starpu_mpi.h>
+#include <vela_extension.h>
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ------------------------------------------------------------ messages */
+
+#define MPI_ERR_PREFIX "[starpu_mpi] "
+/* One line on stderr, prefixed with the rank when known. */
+void mpi_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Informational: silenced by STARPU_SILENT. */
+void mpi_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A label for a handle in messages: "'name' (0x...)" or "0x...". */
+const char *mpi_handle_label(starpu_data_handle_t h, char *buf, size_t size);
+
+/* ---------------------------------------------------------- small hash */
+
+/* Chained hash keyed by four integers (hash.c). The progression thread
+ * keeps its own; shared ones are under mpi.lock. */
+struct mkey
+{
+	uintptr_t a;
+	int64_t b, c, d;
+};
+struct mhash_entry
+{
+	struct mkey key;
+	union { void *ptr; int64_t n; } v;
+	struct mhash_entry *next;
+};
+struct mhash
+{
+	struct mhash_entry **buckets;
+	size_t nbuckets, count;
+};
+void mhash_init(struct mhash *h);
+void mhash_fini(struct mhash *h);	/* frees the entries, not what they point to */
+struct mhash_entry *mhash_find(struct mhash *h, const struct mkey *k);
+/* The entry for k, created with v = 0 if absent (NULL: out of memory). */
+struct mhash_entry *mhash_get(struct mhash *h, const struct mkey *k);
+void mhash_remove(struct mhash *h, const struct mkey *k);
+/* Calls fn on each entry; fn may remove the entry it is given. */
+void mhash_foreach(struct mhash *h, void (*fn)(struct mhash_entry *e, void *arg), void *arg);
+
+/* --------------------------------------------------------------- comms */
+
+/* A communicator the layer uses. The first fields are set once and read by
+ * anyone; the rest belong to the progression thread. */
+struct mcomm
+{
+	MPI_Comm comm;
+	int rank, size;
+	int *world;			/* world rank of each rank (owned) */
+	int bye;			/* takes part in the shutdown handshake */
+	struct mcomm *next;		/* the comm list (append only) */
+
+	/* progression thread only */
+	int listening;
+	int next_data_tag;
+	int64_t *env_count;		/* data envelopes received per peer */
+	int64_t *env_expected;		/* per peer, from its bye (-1 before) */
+	int nbye_missing;		/* peers whose bye has not arrived */
+	struct menv_slot *lslot;	/* the posted envelope receive */
+};
+
+/* The comm record of comm: looked up, or registered (a collective-free
+ * call made in the progression thread). NULL with a message naming fn
+ * when comm is unusable. */
+struct mcomm *mpi_comm_get(MPI_Comm comm, const char *fn);
+/* Registration itself, in the thread allowed to call MPI. */
+struct mcomm *mcomm_register_now(MPI_Comm comm, int bye);
+
+/* ---------------------------------------------------- data descriptions */
+
+enum mhow { HOW_NONE = 0, HOW_SEGMENTS = 1, HOW_PACKED = 2, HOW_USER = 3 };
+
+struct mseg
+{
+	char *ptr;
+	size_t len;
+};
+
+/* How a handle's bytes go on the wire (datatype.c): built in the
+ * progression thread once the data is acquired on STARPU_MAIN_RAM. */
+struct mdesc
+{
+	enum mhow how;
+	size_t size;			/* bytes of data */
+	size_t wire;			/* bytes an early buffer needs */
+	int nseg, capseg;
+	struct mseg *seg;		/* owned unless == &seg1 */
+	struct mseg seg1;
+	void *packed;			/* HOW_PACKED send: owned buffer */
+	MPI_Datatype dt;		/* HOW_USER */
+	void *base;			/* HOW_USER: buffer given with dt */
+	starpu_mpi_datatype_free_func_t free_dt;
+};
+
+/* Describes handle h (acquired on RAM). for_send: packs when the interface
+ * needs it. 0, or -ENOTSUP/-ENOMEM with a message naming fn. */
+int desc_build(struct mdesc *d, starpu_data_handle_t h, int for_send, const char *fn);
+void desc_free(struct mdesc *d);
+/* Chunks of a message of size bytes. */
+size_t desc_nchunks(size_t size);
+/* The buffer, count and datatype of chunk k of d (segments or packed). The
+ * datatype is committed and must be freed (MPI_Type_free) when *owned. */
+int desc_chunk(const struct mdesc *d, size_t k, void **buf, int *count, MPI_Datatype *dt, int *owned);
+/* Copies a contiguous stream of d->size bytes into d's segments. */
+void desc_scatter(const struct mdesc *d, const char *stream);
+/* Datatype registrations (datatype.c, under mpi.lock). */
+void datatype_fini(void);
+
+/* ------------------------------------------------------------ envelopes */
+
+enum menv_type { ENV_DATA = 1, ENV_BYE = 2 };
+
+/* What precedes every message, on the envelope tag. */
+struct menv
+{
+	int32_t type;
+	int32_t how;			/* enum mhow */
+	int64_t tag;
+	int64_t seq;
+	int64_t size;
+	int64_t wire;
+	int32_t data_tag;		/* MPI tag of the chunks */
+	int32_t ssend;
+};
+
+/* ------------------------------------------------------------- requests */
+
+enum mreq_type { MREQ_SEND = 1, MREQ_RECV, MREQ_BARRIER, MREQ_CALL };
+
+/* Commands a request carries to the progression thread (bit flags). */
+#define CMD_SUBMIT 1u		/* a receive enters matching; a barrier starts; a call runs */
+#define CMD_READY 2u		/* the data is acquired */
+
+/* Completion of several requests as one (array forms, collectives). */
+struct mgroup
+{
+	int remaining;			/* atomic */
+	void (*callback)(void *);
+	void *arg;
+	int has_tag;
+	starpu_tag_t tag;
+};
+
+struct mreq
+{
+	enum mreq_type type;
+	const char *fn;			/* the API call, for messages */
+	starpu_data_handle_t handle;
+	struct mcomm *comm;
+	int peer;
+	int64_t tag, seq;
+	int prio;
+	unsigned detached:1, ssend:1;
+	int seq_consistency;
+	void (*callback)(void *);
+	void *arg;
+	int has_unlock_tag;
+	starpu_tag_t unlock_tag;
+	struct mgroup *group;
+	void (*call)(void *);		/* MREQ_CALL */
+	void *call_arg;
+
+	/* progression thread only */
+	struct mdesc desc;
+	int ready, env_arrived, cancelled, posted;
+	int nmpi;			/* MPI operations in flight */
+	struct menv env;		/* sent (send) or received (receive) */
+	struct mearly *early;		/* the early message it takes */
+	void *buf;			/* packed receive buffer (starpu_malloc_on_node_flags; owned until unpacked) */
+	size_t bufsize;
+	int result;
+
+	/* under mpi.qlock */
+	unsigned cmd;
+	int queued;
+	struct mreq *qnext;
+	struct mreq *lprev, *lnext;	/* live requests */
+	int done;
+	int status_source;
+};
+
+/* An envelope that arrived before its receive (match.c). */
+struct mearly
+{
+	struct mcomm *comm;
+	int source;
+	struct menv env;
+	char *buf;			/* the data, taken at once unless ssend */
+	size_t bufsize;
+	int nmpi, complete;
+	struct mreq *waiter;		/* the receive that took it meanwhile */
+};
+
+/* A posted envelope receive. */
+struct menv_slot
+{
+	struct mcomm *comm;
+	struct menv env;
+};
+
+/* ------------------------------------------------------------- progress */
+
+/* Starts / stops the progression thread (progress.c). stop sends the byes,
+ * ends every communication and returns the number reported unmatched. */
+int prog_start(void);
+int prog_stop(void);
+/* Hands r to the progression thread with the given command(s). */
+void prog_push(struct mreq *r, unsigned cmd);
+/* Runs fn(arg) in the progression thread and waits for it. */
+int prog_call(void (*fn)(void *), void *arg);
+/* New request of type t (calloc'd, listed live). */
+struct mreq *req_new(enum mreq_type t, const char *fn);
+/* Ends r with result: releases its data, runs its callback, notifies its
+ * tag and group, wakes its waiter or frees it (detached). Progression
+ * thread (or, for a request that never reached it, the submitter). */
+void req_complete(struct mreq *r, int result);
+/* Waits for r (not detached) to complete; returns its result and frees
+ * it. */
+int req_wait(struct mreq *r, int *source);
+/* 1 and the result if r is complete (then freed), else 0. */
+int req_test(struct mreq *r, int *result, int *source);
+/* Waits until no request is live. */
+void req_wait_none_live(void);
+
+/* For match.c and the sender: posting MPI operations, progression thread
+ * only. kind says what completion means; ptr is its object. */
+enum op_kind { OP_LISTEN = 1, OP_ENV_SEND, OP_DATA_SEND, OP_DATA_RECV, OP_EARLY_RECV, OP_BARRIER, OP_BYE_SEND, OP_BYE_RECV, OP_DRAIN };
+void op_add(MPI_Request mr, enum op_kind kind, void *ptr);
+int prog_next_data_tag(struct mcomm *c);
+/* Posts the chunk sends (send=1) or receives of d with peer on data_tag;
+ * returns the number posted, each an operation of kind with ptr. */
+int post_chunks(const struct mdesc *d, int send, int ssend, struct mcomm *c, int peer, int data_tag, enum op_kind kind, void *ptr);
+int post_contiguous(char *buf, size_t size, int send, int ssend, struct mcomm *c, int peer, int data_tag, enum op_kind kind, void *ptr);
+/* One operation (dt is not freed); 1 if posted, 0 (reported) if not. */
+int post_one(void *buf, int count, MPI_Datatype dt, int send, int ssend, struct mcomm *c, int peer, int tag, enum op_kind kind, void *ptr);
+
+/* ---------------------------------------------------------------- match */
+
+/* The receive side (match.c), progression thread only. */
+void match_init(void);
+void match_fini(void);
+void match_submit_recv(struct mreq *r);
+void match_ready_recv(struct mreq *r);
+void match_envelope(struct mcomm *c, int source, const struct menv *env);
+void match_op_done(enum op_kind kind, void *ptr);
+/* Shutdown: sends the byes; whether every bye and envelope has arrived;
+ * reports what was never matched (count returned). */
+void match_send_byes(void);
+int match_byes_complete(void);
+/* Then takes the data of synchronous sends nobody received (so that
+ * their senders end): the number of operations that posted. */
+int match_drain_unclaimed(void);
+int match_report_unclaimed(void);
+/* Counts for the bye: the sends submitted per (comm, peer, tag). */
+int seq_bye_payload(struct mcomm *c, int peer, int64_t **pairs, size_t *npairs);
+
+/* ------------------------------------------------------ sequence numbers */
+
+/* Next sequence number of a send / receive with (comm, peer, tag); under
+ * mpi.lock inside. */
+int64_t seq_next_send(struct mcomm *c, int peer, int64_t tag);
+int64_t seq_next_recv(struct mcomm *c, int peer, int64_t tag);
+
+/* --------------------------------------------------------- handle records */
+
+/* What the layer knows of a handle (data.c), under mpi.lock. */
+struct mdata
+{
+	starpu_data_handle_t handle;
+	int64_t tag;			/* -1: none */
+	int rank;			/* -1: none; STARPU_MPI_PER_NODE */
+	struct mcomm *comm;
+	unsigned char received;		/* cache: this rank holds the current value */
+	unsigned char *sent;		/* cache, on the owner: who holds it (comm size) */
+	unsigned char *redux;		/* ranks with REDUX contributions pending (comm size) */
+	starpu_mpi_datatype_allocate_func_t dt_alloc;
+	starpu_mpi_datatype_free_func_t dt_free;
+};
+/* The record of h (NULL if none); _make creates it (mpi.lock held). */
+struct mdata *mdata_find_locked(starpu_data_handle_t h);
+struct mdata *mdata_make_locked(starpu_data_handle_t h);
+void mdata_fini(void);
+/* Forgets the cache state of d (lock held); 1 when this rank held a
+ * received copy, which the caller then drops with mdata_drop_copy once
+ * the lock is released (the runtime is never called under mpi.lock). */
+int mdata_flush_locked(struct mdata *d);
+void mdata_drop_copy(starpu_data_handle_t h);
+void cache_stat_hit(int send, size_t bytes);
+
+/* --------------------------------------------------------------- p2p */
+
+/* The one entry of every point-to-point call (p2p.c): validates, creates
+ * and submits a request. req NULL: detached. */
+struct mp2p
+{
+	const char *fn;
+	enum mreq_type type;
+	starpu_data_handle_t handle;
+	int peer;
+	starpu_mpi_tag_t tag;
+	MPI_Comm comm;
+	int prio;
+	int ssend;
+	int seq_consistency;
+	void (*callback)(void *);
+	void *arg;
+	int has_unlock_tag;
+	starpu_tag_t unlock_tag;
+	struct mgroup *group;
+};
+int p2p_submit(const struct mp2p *p, starpu_mpi_req *req);
+/* The checks of p2p_submit without the submission. */
+int p2p_check(const struct mp2p *p, struct mcomm **cp);
+
+/* ----------------------------------------------------------- the layer */
+
+struct mpi_state
+{
+	int initialized;		/* between init and shutdown */
+	int stopping;			/* shutdown began: submissions refused */
+	int mpi_initialized_here, starpu_initialized_here;
+	int thread_level;
+	int world_rank, world_size;
+	MPI_Comm init_comm;
+	int env_tag, data_tag_min, data_tag_max;
+	size_t max_message;		/* chunk size (VELA_MPI_MAX_MESSAGE) */
+	int cache_enabled;
+	int cache_stats, comm_stats, comm_debug;
+	unsigned spin_us, busy_poll_us, idle_poll_us;
+	struct mcomm *comms;		/* under lock */
+
+	starpu_pthread_mutex_t lock;
+	struct mhash handles;		/* handle -> struct mdata */
+	struct mhash tags;		/* (comm, tag) -> handle */
+	struct mhash seq_send, seq_recv;	/* (comm, peer, tag) -> next seq */
+	size_t *comm_amounts;		/* bytes sent per world rank */
+	uint64_t cache_hits_send, cache_hits_recv, cache_bytes_saved;
+
+	starpu_pthread_mutex_t qlock;
+	starpu_pthread_cond_t qcond;	/* work for the progression thread */
+	starpu_pthread_cond_t donecond;	/* a request completed */
+	struct mreq *qhead, *qtail;
+	struct mreq *live;		/* live requests (for shutdown reports) */
+	int nlive;
+};
+extern struct mpi_state mpi;
+
+/* 0 when the layer is usable; else a message naming fn and -ESHUTDOWN. */
+int mpi_check_ready(const char *fn);
+/* Submissions are also refused once shutdown began. */
+int mpi_check_submit(const char *fn);
+
+/* The rank a node selection policy picks (select.c); -EINVAL (reported)
+ * for an unknown policy or a rank outside the communicator. */
+int select_node(int policy, int me, int size, struct starpu_data_descr *descr, int n, const char *fn);
+/* Reductions as tasks running the handle's CPU methods (task_insert.c). */
+int redux_submit_fold(starpu_data_handle_t dst, starpu_data_handle_t src, int prio);
+/* Posts the envelope receive of a comm registered after start. */
+void prog_listen_new_comm(struct mcomm *c);
+
+/* Parts of init/shutdown in other files. */
+void select_init(void);
+void insert_hooks_init(void);
+void stats_print(void);
+
+#endif /* VELA_MPI_INTERNAL_H */

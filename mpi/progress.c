@@ -1,0 +1,744 @@
+/* progress.c — the progression thread, the only thread that calls MPI once
+ * the layer is initialised.
+ *
+ * Application threads hand it requests through a command queue (mpi.qlock,
+ * mpi.qcond). It posts their MPI operations, keeps every operation in
+ * flight in one array tested with MPI_Testsome, and dispatches
+ * completions: the sender's side here, the receiver's in match.c.
+ *
+ * MPI cannot block a thread without spinning, so the thread polls with a
+ * back-off: after any activity it polls continuously for spin_us (a reply
+ * is often a few microseconds away), then sleeps on mpi.qcond between
+ * polls, an eighth of the time it has been waiting (so the delay it adds
+ * to a message is at most about 12% of the wait), and at most busy_poll_us
+ * while requests are live, idle_poll_us when nothing but the envelope
+ * receives is posted. While data moves (MPI progresses large messages only
+ * when called) it does not sleep. A new command wakes it at once. So an
+ * idle rank costs a few hundred wake-ups a second, not a core
+ * (mpi/README.md gives the measured figures).
+ */
+#include "mpi_internal.h"
+
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static struct
+{
+	/* Operations in flight (progression thread only). */
+	MPI_Request *reqs;
+	int *kinds;
+	void **ptrs;
+	int n, cap;
+	int *idx;
+	MPI_Status *st;
+	int nlisten;
+	/* Data moving now (both sides active: not a synchronous send waiting
+	 * for its receive): the thread polls without sleeping meanwhile, MPI
+	 * moves large messages only when called. */
+	int ndata;
+
+	starpu_pthread_t thread;
+	int started;			/* under qlock */
+	int stop_requested;		/* under qlock */
+	int stopping;			/* byes sent */
+	int unmatched;			/* reported at shutdown */
+} P;
+
+/* The runtime's clock (simulated time in a simulation). */
+static double now_us(void)
+{
+	return starpu_timing_now();
+}
+
+/* ------------------------------------------------------------------ */
+/* Requests. */
+
+struct mreq *req_new(enum mreq_type t, const char *fn)
+{
+	struct mreq *r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->type = t;
+	r->fn = fn;
+	r->peer = -1;
+	r->desc.seg = &r->desc.seg1;
+	r->desc.dt = MPI_DATATYPE_NULL;
+	starpu_pthread_mutex_lock(&mpi.qlock);
+	r->lnext = mpi.live;
+	if (mpi.live)
+		mpi.live->lprev = r;
+	mpi.live = r;
+	mpi.nlive++;
+	starpu_pthread_mutex_unlock(&mpi.qlock);
+	return r;
+}
+
+void prog_push(struct mreq *r, unsigned cmd)
+{
+	starpu_pthread_mutex_lock(&mpi.qlock);
+	r->cmd |= cmd;
+	if (!r->queued)
+	{
+		r->queued = 1;
+		r->qnext = NULL;
+		if (mpi.qtail)
+			mpi.qtail->qnext = r;
+		else
+			mpi.qhead = r;
+		mpi.qtail = r;
+	}
+	starpu_pthread_cond_signal(&mpi.qcond);
+	starpu_pthread_mutex_unlock(&mpi.qlock);
+}
+
+void req_complete(struct mreq *r, int result)
+{
+	if ((r->type == MREQ_SEND || r->type == MREQ_RECV) && r->ready)
+		starpu_data_release_on_node(r->handle, STARPU_MAIN_RAM);
+	desc_free(&r->desc);
+	if (r->buf)
+	{
+		starpu_free_on_node_flags(STARPU_MAIN_RAM, (uintptr_t) r->buf, r->bufsize, 0);
+		r->buf = NULL;
+	}
+	r->result = result;
+	if (r->callback)
+		r->callback(r->arg);
+	if (r->has_unlock_tag)
+		starpu_tag_notify_from_apps(r->unlock_tag);
+	struct mgroup *g = r->group;
+	if (g && __atomic_sub_fetch(&g->remaining, 1, __ATOMIC_ACQ_REL) == 0)
+	{
+		if (g->callback)
+			g->callback(g->arg);
+		if (g->has_tag)
+			starpu_tag_notify_from_apps(g->tag);
+		free(g);
+	}
+	int detached = r->detached;
+	starpu_pthread_mutex_lock(&mpi.qlock);
+	if (r->lprev)
+		r->lprev->lnext = r->lnext;
+	else
+		mpi.live = r->lnext;
+	if (r->lnext)
+		r->lnext->lprev = r->lprev;
+	mpi.nlive--;
+	if (!detached)
+		r->done = 1;	/* the waiter frees it: not touched after this */
+	starpu_pthread_cond_broadcast(&mpi.donecond);
+	starpu_pthread_mutex_unlock(&mpi.qlock);
+	if (detached)
+		free(r);
+}
+
+int req_wait(struct mreq *r, int *source)
+{
+	starpu_pthread_mutex_lock(&mpi.qlock);
+	while (!r->done)
+		starpu_pthread_cond_wait(&mpi.donecond, &mpi.qlock);
+	starpu_pthread_mutex_unlock(&mpi.qlock);
+	int result = r->result;
+	if (source)
+		*source = r->status_source;
+	free(r);
+	return result;
+}
+
+int req_test(struct mreq *r, int *result, int *source)
+{
+	starpu_pthread_mutex_lock(&mpi.qlock);
+	int done = r->done;
+	starpu_pthread_mutex_unlock(&mpi.qlock);
+	if (!done)
+		return 0;
+	*result = r->result;
+	if (source)
+		*source = r->status_source;
+	free(r);
+	return 1;
+}
+
+void req_wait_none_live(void)
+{
+	starpu_pthread_mutex_lock(&mpi.qlock);
+	while (mpi.nlive)
+		starpu_pthread_cond_wait(&mpi.donecond, &mpi.qlock);
+	starpu_pthread_mutex_unlock(&mpi.qlock);
+}
+
+static int in_progress_thread(void)
+{
+	starpu_pthread_mutex_lock(&mpi.qlock);
+	int started = P.started;
+	starpu_pthread_mutex_unlock(&mpi.qlock);
+	return !started || starpu_pthread_equal(starpu_pthread_self(), P.thread);
+}
+
+int prog_call(void (*fn)(void *), void *arg)
+{
+	if (in_progress_thread())
+	{
+		fn(arg);
+		return 0;
+	}
+	struct mreq *r = req_new(MREQ_CALL, "call");
+	if (!r)
+		return -ENOMEM;
+	r->call = fn;
+	r->call_arg = arg;
+	prog_push(r, CMD_SUBMIT);
+	return req_wait(r, NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* Operations in flight. */
+
+void op_add(MPI_Request mr, enum op_kind kind, void *ptr)
+{
+	if (P.n == P.cap)
+	{
+		int cap = P.cap ? P.cap * 2 : 64;
+		MPI_Request *reqs = realloc(P.reqs, sizeof(*reqs) * (size_t) cap);
+		if (reqs)
+			P.reqs = reqs;
+		int *kinds = realloc(P.kinds, sizeof(*kinds) * (size_t) cap);
+		if (kinds)
+			P.kinds = kinds;
+		void **ptrs = realloc(P.ptrs, sizeof(*ptrs) * (size_t) cap);
+		if (ptrs)
+			P.ptrs = ptrs;
+		int *idx = realloc(P.idx, sizeof(*idx) * (size_t) cap);
+		if (idx)
+			P.idx = idx;
+		MPI_Status *st = realloc(P.st, sizeof(*st) * (size_t) cap);
+		if (st)
+			P.st = st;
+		if (!reqs || !kinds || !ptrs || !idx || !st)
+		{
+			/* Nothing sensible can go on: an MPI operation would be
+			 * lost. */
+			mpi_error("out of memory tracking %d MPI operations", cap);
+			abort();
+		}
+		P.cap = cap;
+	}
+	P.reqs[P.n] = mr;
+	P.kinds[P.n] = (int) kind;
+	P.ptrs[P.n] = ptr;
+	P.n++;
+	if (kind == OP_LISTEN)
+		P.nlisten++;
+}
+
+int prog_next_data_tag(struct mcomm *c)
+{
+	int t = c->next_data_tag;
+	if (t < mpi.data_tag_min || t > mpi.data_tag_max)
+		t = mpi.data_tag_min;
+	c->next_data_tag = t + 1;
+	return t;
+}
+
+/* Chunks of a message: a user datatype goes whole; a synchronous send of
+ * no bytes still sends one empty chunk, the synchronisation itself. */
+static size_t msg_nchunks(int how, size_t size, int ssend)
+{
+	if (how == HOW_USER)
+		return 1;
+	if (!size)
+		return ssend ? 1 : 0;
+	return desc_nchunks(size);
+}
+
+/* Marks the operations counted in P.ndata (kept in their kind). */
+#define OP_FLAG_DATA 0x100
+
+int post_one(void *buf, int count, MPI_Datatype dt, int send, int ssend, struct mcomm *c, int peer, int tag, enum op_kind kind, void *ptr)
+{
+	MPI_Request mr;
+	int ret;
+	if (!send)
+		ret = MPI_Irecv(buf, count, dt, peer, tag, c->comm, &mr);
+	else if (ssend)
+		ret = MPI_Issend(buf, count, dt, peer, tag, c->comm, &mr);
+	else
+		ret = MPI_Isend(buf, count, dt, peer, tag, c->comm, &mr);
+	if (ret != MPI_SUCCESS)
+	{
+		mpi_error("MPI_I%s to/from rank %d tag %d failed (%d)", send ? "send" : "recv", peer, tag, ret);
+		return 0;
+	}
+	op_add(mr, kind, ptr);
+	if (count && !(send && ssend))
+	{
+		P.kinds[P.n - 1] |= OP_FLAG_DATA;
+		P.ndata++;
+	}
+	return 1;
+}
+
+int post_chunks(const struct mdesc *d, int send, int ssend, struct mcomm *c, int peer, int data_tag, enum op_kind kind, void *ptr)
+{
+	if (d->how == HOW_USER)
+		return post_one(d->base, 1, d->dt, send, ssend, c, peer, data_tag, kind, ptr);
+	size_t n = msg_nchunks(d->how, d->size, ssend);
+	if (n && !d->size)
+		return post_one(NULL, 0, MPI_BYTE, send, ssend, c, peer, data_tag, kind, ptr);
+	int posted = 0;
+	for (size_t k = 0; k < n; k++)
+	{
+		void *buf;
+		int count, owned;
+		MPI_Datatype dt;
+		if (desc_chunk(d, k, &buf, &count, &dt, &owned))
+		{
+			mpi_error("cannot describe chunk %zu of a message to/from rank %d (-ENOMEM)", k, peer);
+			continue;
+		}
+		posted += post_one(buf, count, dt, send, ssend, c, peer, data_tag, kind, ptr);
+		/* MPI keeps what a posted operation needs. */
+		if (owned)
+			MPI_Type_free(&dt);
+	}
+	return posted;
+}
+
+int post_contiguous(char *buf, size_t size, int send, int ssend, struct mcomm *c, int peer, int data_tag, enum op_kind kind, void *ptr)
+{
+	struct mdesc d;
+	memset(&d, 0, sizeof(d));
+	d.how = HOW_SEGMENTS;
+	d.seg = &d.seg1;
+	d.seg1.ptr = buf;
+	d.seg1.len = size;
+	d.nseg = size ? 1 : 0;
+	d.size = size;
+	return post_chunks(&d, send, ssend, c, peer, data_tag, kind, ptr);
+}
+
+/* ------------------------------------------------------------------ */
+/* Sends. */
+
+static void send_start(struct mreq *r)
+{
+	r->ready = 1;
+	int ret = desc_build(&r->desc, r->handle, 1, r->fn);
+	if (ret)
+	{
+		req_complete(r, ret);
+		return;
+	}
+	struct mcomm *c = r->comm;
+	r->env.type = ENV_DATA;
+	r->env.how = r->desc.how;
+	r->env.tag = r->tag;
+	r->env.seq = r->seq;
+	r->env.size = (int64_t) r->desc.size;
+	r->env.wire = (int64_t) r->desc.wire;
+	r->env.data_tag = prog_next_data_tag(c);
+	r->env.ssend = r->ssend;
+	MPI_Request mr;
+	if (MPI_Isend(&r->env, sizeof(r->env), MPI_BYTE, r->peer, mpi.env_tag, c->comm, &mr) != MPI_SUCCESS)
+	{
+		mpi_error("%s: sending the envelope of tag %lld to rank %d failed", r->fn, (long long) r->tag, r->peer);
+		req_complete(r, -EIO);
+		return;
+	}
+	op_add(mr, OP_ENV_SEND, r);
+	r->nmpi = 1 + post_chunks(&r->desc, 1, r->ssend, c, r->peer, r->env.data_tag, OP_DATA_SEND, r);
+	starpu_pthread_mutex_lock(&mpi.lock);
+	if (mpi.comm_amounts)
+		mpi.comm_amounts[c->world[r->peer]] += r->desc.size;
+	starpu_pthread_mutex_unlock(&mpi.lock);
+	if (mpi.comm_debug)
+	{
+		char lbl[64];
+		fprintf(stderr, MPI_ERR_PREFIX "rank %d: send %s tag %lld (#%lld) to rank %d: %zu bytes%s\n", c->rank,
+			mpi_handle_label(r->handle, lbl, sizeof(lbl)), (long long) r->tag, (long long) r->seq, r->peer,
+			r->desc.size, r->ssend ? " (synchronous)" : "");
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* The loop. */
+
+static void listen_post(struct menv_slot *s)
+{
+	MPI_Request mr;
+	if (MPI_Irecv(&s->env, sizeof(s->env), MPI_BYTE, MPI_ANY_SOURCE, mpi.env_tag, s->comm->comm, &mr) != MPI_SUCCESS)
+	{
+		mpi_error("posting the envelope receive on a communicator failed: messages to this rank will not be seen");
+		return;
+	}
+	op_add(mr, OP_LISTEN, s);
+}
+
+static void listen_comm(struct mcomm *c)
+{
+	if (c->listening)
+		return;
+	c->lslot = calloc(1, sizeof(*c->lslot));
+	if (!c->lslot)
+	{
+		mpi_error("out of memory listening on a communicator");
+		return;
+	}
+	c->lslot->comm = c;
+	c->listening = 1;
+	listen_post(c->lslot);
+}
+
+/* Comms registered after start (mcomm_register_now, run here). */
+void prog_listen_new_comm(struct mcomm *c)
+{
+	listen_comm(c);
+}
+
+static int cmp_prio(const void *a, const void *b)
+{
+	const struct mreq *x = *(struct mreq *const *) a, *y = *(struct mreq *const *) b;
+	return (x->prio < y->prio) - (x->prio > y->prio);
+}
+
+/* Ready sends in a batch go out by priority (qsort is not stable, but
+ * sends to one peer with one tag are matched by sequence number anyway). */
+static void run_commands(struct mreq **rs, const unsigned *cmds, int nb)
+{
+	struct mreq *sends_inline[64];
+	struct mreq **sends = sends_inline;
+	int nsends = 0, cap = 64;
+	for (int i = 0; i < nb; i++)
+	{
+		struct mreq *r = rs[i];
+		unsigned cmd = cmds[i];
+		switch (r->type)
+		{
+		case MREQ_CALL:
+			r->call(r->call_arg);
+			req_complete(r, 0);
+			break;
+		case MREQ_BARRIER:
+		{
+			MPI_Request mr;
+			if (MPI_Ibarrier(r->comm->comm, &mr) != MPI_SUCCESS)
+				req_complete(r, -EIO);
+			else
+				op_add(mr, OP_BARRIER, r);
+			break;
+		}
+		case MREQ_RECV:
+			if (cmd & CMD_SUBMIT)
+				match_submit_recv(r);
+			if (cmd & CMD_READY)
+				match_ready_recv(r);
+			break;
+		case MREQ_SEND:
+			if (nsends == cap)
+			{
+				struct mreq **s = malloc(sizeof(*s) * (size_t) cap * 2);
+				if (!s)
+				{
+					send_start(r);
+					break;
+				}
+				memcpy(s, sends, sizeof(*s) * (size_t) nsends);
+				if (sends != sends_inline)
+					free(sends);
+				sends = s;
+				cap *= 2;
+			}
+			sends[nsends++] = r;
+			break;
+		}
+	}
+	if (nsends > 1)
+		qsort(sends, (size_t) nsends, sizeof(*sends), cmp_prio);
+	for (int i = 0; i < nsends; i++)
+		send_start(sends[i]);
+	if (sends != sends_inline)
+		free(sends);
+}
+
+struct done_op
+{
+	int kind;
+	void *ptr;
+	int source, cancelled;
+};
+
+static int test_ops(void)
+{
+	if (!P.n)
+		return 0;
+	int outcount = 0;
+	if (MPI_Testsome(P.n, P.reqs, &outcount, P.idx, P.st) != MPI_SUCCESS || outcount == MPI_UNDEFINED || outcount <= 0)
+		return 0;
+	struct done_op inline_done[32];
+	struct done_op *done = outcount <= 32 ? inline_done : malloc(sizeof(*done) * (size_t) outcount);
+	if (!done)
+	{
+		mpi_error("out of memory ending %d MPI operations", outcount);
+		abort();
+	}
+	for (int i = 0; i < outcount; i++)
+	{
+		int k = P.idx[i];
+		done[i].kind = P.kinds[k] & ~OP_FLAG_DATA;
+		if (P.kinds[k] & OP_FLAG_DATA)
+			P.ndata--;
+		done[i].ptr = P.ptrs[k];
+		done[i].source = P.st[i].MPI_SOURCE;
+		done[i].cancelled = 0;
+		if (done[i].kind == OP_LISTEN)
+			MPI_Test_cancelled(&P.st[i], &done[i].cancelled);
+		P.kinds[k] = 0;
+	}
+	/* Compact before dispatching: handlers post new operations. */
+	int j = 0;
+	for (int k = 0; k < P.n; k++)
+	{
+		if (!P.kinds[k])
+			continue;
+		P.reqs[j] = P.reqs[k];
+		P.kinds[j] = P.kinds[k];
+		P.ptrs[j] = P.ptrs[k];
+		j++;
+	}
+	P.n = j;
+	for (int i = 0; i < outcount; i++)
+	{
+		void *ptr = done[i].ptr;
+		switch (done[i].kind)
+		{
+		case OP_LISTEN:
+		{
+			P.nlisten--;
+			if (done[i].cancelled)
+				break;
+			struct menv_slot *s = ptr;
+			struct menv env = s->env;
+			listen_post(s);
+			match_envelope(s->comm, done[i].source, &env);
+			break;
+		}
+		case OP_ENV_SEND:
+		case OP_DATA_SEND:
+		{
+			struct mreq *r = ptr;
+			if (--r->nmpi == 0)
+				req_complete(r, 0);
+			break;
+		}
+		case OP_BARRIER:
+			req_complete(ptr, 0);
+			break;
+		default:
+			match_op_done((enum op_kind) done[i].kind, ptr);
+			break;
+		}
+	}
+	if (done != inline_done)
+		free(done);
+	return 1;
+}
+
+static void dump_pending(void)
+{
+	char lbl[64];
+	starpu_pthread_mutex_lock(&mpi.qlock);
+	for (struct mreq *r = mpi.live; r; r = r->lnext)
+		if (r->type == MREQ_SEND || r->type == MREQ_RECV)
+			mpi_error("starpu_mpi_shutdown: still waiting for %s of handle %s tag %lld %s rank %d (%s)",
+				  r->type == MREQ_SEND ? "a send" : "a receive", mpi_handle_label(r->handle, lbl, sizeof(lbl)),
+				  (long long) r->tag, r->type == MREQ_SEND ? "to" : "from", r->peer,
+				  !r->ready ? "its data is not available yet: a task before it has not ended" : "in flight");
+	starpu_pthread_mutex_unlock(&mpi.qlock);
+}
+
+static void cancel_listeners(void)
+{
+	for (int k = 0; k < P.n; k++)
+		if (P.kinds[k] == OP_LISTEN)
+		{
+			MPI_Cancel(&P.reqs[k]);
+			MPI_Wait(&P.reqs[k], MPI_STATUS_IGNORE);
+		}
+	for (struct mcomm *c = mpi.comms; c; c = c->next)
+	{
+		free(c->lslot);
+		c->lslot = NULL;
+		c->listening = 0;
+	}
+	P.n = 0;
+	P.nlisten = 0;
+}
+
+static void *progress_main(void *arg)
+{
+	(void) arg;
+	starpu_pthread_mutex_lock(&mpi.lock);
+	struct mcomm *comms = mpi.comms;
+	starpu_pthread_mutex_unlock(&mpi.lock);
+	for (struct mcomm *c = comms; c; c = c->next)
+		listen_comm(c);
+	starpu_pthread_mutex_lock(&mpi.qlock);
+	P.started = 1;
+	starpu_pthread_cond_broadcast(&mpi.donecond);
+	starpu_pthread_mutex_unlock(&mpi.qlock);
+
+	double last = now_us(), last_shutdown_progress = 0;
+	unsigned polls = 0;
+	struct mreq **brs = NULL;
+	unsigned *bcmds = NULL;
+	int bcap = 0;
+	for (;;)
+	{
+		/* Take the batch under qlock: a request's queue fields and
+		 * command bits are the queue's, and it may be queued again
+		 * (its data acquired) while this batch runs. */
+		starpu_pthread_mutex_lock(&mpi.qlock);
+		int nb = 0;
+		for (struct mreq *r = mpi.qhead; r; r = r->qnext)
+			nb++;
+		if (nb > bcap)
+		{
+			free(brs);
+			free(bcmds);
+			bcap = nb * 2;
+			brs = malloc(sizeof(*brs) * (size_t) bcap);
+			bcmds = malloc(sizeof(*bcmds) * (size_t) bcap);
+			if (!brs || !bcmds)
+			{
+				mpi_error("out of memory taking %d commands", nb);
+				abort();
+			}
+		}
+		nb = 0;
+		for (struct mreq *r = mpi.qhead; r; r = r->qnext)
+		{
+			brs[nb] = r;
+			bcmds[nb++] = r->cmd;
+			r->cmd = 0;
+			r->queued = 0;
+		}
+		mpi.qhead = mpi.qtail = NULL;
+		int stop = P.stop_requested;
+		starpu_pthread_mutex_unlock(&mpi.qlock);
+
+		int did = 0;
+		if (nb)
+		{
+			run_commands(brs, bcmds, nb);
+			did = 1;
+		}
+
+		if (stop && !P.stopping)
+		{
+			P.stopping = 1;
+			match_send_byes();
+			did = 1;
+			last_shutdown_progress = now_us();
+		}
+		did |= test_ops();
+
+		if (P.stopping)
+		{
+			starpu_pthread_mutex_lock(&mpi.qlock);
+			int idle = !mpi.nlive && !mpi.qhead;
+			starpu_pthread_mutex_unlock(&mpi.qlock);
+			if (idle && P.n == P.nlisten && match_byes_complete() && !match_drain_unclaimed())
+				break;
+			double t = now_us();
+			if (did)
+				last_shutdown_progress = t;
+			else if (t - last_shutdown_progress > 10e6)
+			{
+				dump_pending();
+				last_shutdown_progress = t;
+			}
+		}
+
+		double t = now_us();
+		if (did)
+		{
+			last = t;
+			polls = 0;
+			continue;
+		}
+		/* Spin for spin_us and a number of polls both: on a loaded
+		 * machine the thread may not have run for most of spin_us. */
+		double quiet = t - last;
+		if (quiet < mpi.spin_us || ++polls < 64 || P.ndata)
+		{
+			sched_yield();
+			continue;
+		}
+		starpu_pthread_mutex_lock(&mpi.qlock);
+		int busy = mpi.nlive > 0 || P.n > P.nlisten;
+		unsigned cap = busy ? mpi.busy_poll_us : mpi.idle_poll_us;
+		/* Sleeping an eighth of the time already waited bounds what
+		 * it adds to a wait to about 12%, and makes long waits cheap. */
+		double sleep_us = 16 + (quiet - mpi.spin_us) / 8;
+		if (sleep_us > cap)
+			sleep_us = cap;
+		if (!mpi.qhead && P.stop_requested == stop)
+		{
+			struct timespec ts;
+			clock_gettime(CLOCK_REALTIME, &ts);
+			long long ns = ts.tv_nsec + (long long) (sleep_us * 1e3);
+			ts.tv_sec += ns / 1000000000;
+			ts.tv_nsec = ns % 1000000000;
+			starpu_pthread_cond_timedwait(&mpi.qcond, &mpi.qlock, &ts);
+		}
+		starpu_pthread_mutex_unlock(&mpi.qlock);
+	}
+	free(brs);
+	free(bcmds);
+	P.unmatched = match_report_unclaimed();
+	cancel_listeners();
+	return NULL;
+}
+
+int prog_start(void)
+{
+	memset(&P, 0, sizeof(P));
+	match_init();
+	/* Named at creation: naming itself would race with the creator's
+	 * default name. */
+	int ret = starpu_pthread_create_on("mpi-progress", &P.thread, NULL, progress_main, NULL, NULL);
+	if (ret)
+	{
+		mpi_error("starpu_mpi_init: cannot start the progression thread (%d)", ret);
+		match_fini();
+		return -ret;
+	}
+	starpu_pthread_mutex_lock(&mpi.qlock);
+	while (!P.started)
+		starpu_pthread_cond_wait(&mpi.donecond, &mpi.qlock);
+	starpu_pthread_mutex_unlock(&mpi.qlock);
+	return 0;
+}
+
+int prog_stop(void)
+{
+	starpu_pthread_mutex_lock(&mpi.qlock);
+	P.stop_requested = 1;
+	starpu_pthread_cond_signal(&mpi.qcond);
+	starpu_pthread_mutex_unlock(&mpi.qlock);
+	starpu_pthread_join(P.thread, NULL);
+	starpu_pthread_mutex_lock(&mpi.qlock);
+	P.started = 0;
+	starpu_pthread_mutex_unlock(&mpi.qlock);
+	match_fini();
+	free(P.reqs);
+	free(P.kinds);
+	free(P.ptrs);
+	free(P.idx);
+	free(P.st);
+	int unmatched = P.unmatched;
+	memset(&P, 0, sizeof(P));
+	return unmatched;
+}
