@@ -14,7 +14,8 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 printf '#include <starpu_mpi.h>\nint f(void) { return starpu_mpi_world_rank() + (int) STARPU_MPI_PER_NODE; }\n' > "$tmp/t.c"
 cp "$tmp/t.c" "$tmp/t.cc"
-inc="-I$top_srcdir/mpi -I$top_srcdir/include -I$top_builddir/include"
+# CUDA's headers too when Vela is built with CUDA (starpu.h includes them).
+inc="-I$top_srcdir/mpi -I$top_srcdir/include -I$top_builddir/include ${CUDA_CPPFLAGS:-}"
 # shellcheck disable=SC2086
 if ! $CC -std=gnu11 -Wall -Wextra -Werror -fsyntax-only $inc $MPI_CFLAGS "$tmp/t.c" 2>"$tmp/err"; then
 	echo "C: starpu_mpi.h does not compile on its own:"; cat "$tmp/err"; fail=1
