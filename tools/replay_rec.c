@@ -12,6 +12,7 @@
  */
 #include "tools/replay.h"
 #include "trace_reader.h"
+#include "os/regular_file.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -597,11 +598,18 @@ int replay_load(const char *path, struct replay_graph *g, char *err, size_t errl
 {
 	memset(g, 0, sizeof(*g));
 	struct parser p = { path, 0, err, errlen };
-	FILE *f = fopen(path, "r");
+	const char *kind;
+	int fd = os_open_regular(path, O_RDONLY, 0, NULL, &kind);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	if (!f)
 	{
-		int e = errno;
-		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(e));
+		int e = fd < 0 ? -fd : errno;
+		if (fd >= 0)
+			close(fd);
+		if (kind)
+			snprintf(err, errlen, "'%s' is %s, not a tasks.rec file", path, kind);
+		else
+			snprintf(err, errlen, "cannot open '%s': %s", path, strerror(e));
 		return -e;
 	}
 	if (!(g->path = strdup(path)))

@@ -6,10 +6,14 @@
 #include "trace_reader.h"
 #include "trace/trace_format.h"
 
+#include "os/regular_file.h"
+
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Growable arrays. */
 #define PUSH(arr, n, cap, val) do { \
@@ -214,36 +218,54 @@ int trace_load(const char *path, struct trace *t, char *err, size_t errlen)
 	unsigned char *data = NULL;
 	int ret = 0;
 
-	FILE *f = fopen(path, "rb");
-	if (!f)
+	/* A regular file only: a FIFO would block the open, a directory
+	 * reports a size of LLONG_MAX on some file systems. */
+	struct stat st = { 0 };
+	const char *kind;
+	int fd = os_open_regular(path, O_RDONLY, 0, &st, &kind);
+	if (fd < 0)
 	{
-		ret = -errno;
-		set_err(err, errlen, "cannot open '%s': %s", path, strerror(errno));
-		return ret;
+		if (kind)
+			set_err(err, errlen, "'%s' is %s, not a trace file", path, kind);
+		else
+			set_err(err, errlen, "cannot open '%s': %s", path, strerror(-fd));
+		return fd;
 	}
-	if (fseek(f, 0, SEEK_END) || (long) (t->file_size = (uint64_t) ftell(f)) < 0 || fseek(f, 0, SEEK_SET))
+	t->file_size = (uint64_t) st.st_size;
+	/* Counts are unsigned: at most UINT_MAX / 2 records of 8 bytes or
+	 * more, so that no array's capacity can wrap. */
+	if (t->file_size > (uint64_t) (UINT_MAX / 2) * 8)
 	{
-		ret = -errno;
-		set_err(err, errlen, "cannot read '%s': %s", path, strerror(errno));
-		fclose(f);
-		return ret;
+		close(fd);
+		set_err(err, errlen, "'%s': %llu bytes, larger than the %llu GiB a trace can be here", path,
+			(unsigned long long) t->file_size, (unsigned long long) ((uint64_t) (UINT_MAX / 2) * 8 >> 30));
+		return -EFBIG;
 	}
 	data = malloc(t->file_size ? t->file_size : 1);
 	if (!data)
 	{
-		fclose(f);
+		close(fd);
 		set_err(err, errlen, "'%s': out of memory for %llu bytes", path, (unsigned long long) t->file_size);
 		return -ENOMEM;
 	}
-	if (t->file_size && fread(data, 1, t->file_size, f) != t->file_size)
+	for (uint64_t got = 0; got < t->file_size;)
 	{
-		ret = -EIO;
-		set_err(err, errlen, "cannot read '%s': %s", path, ferror(f) ? strerror(errno) : "short read");
-		fclose(f);
-		free(data);
-		return ret;
+		ssize_t n = read(fd, data + got, t->file_size - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+		{
+			ret = n < 0 ? -errno : -EIO;
+			set_err(err, errlen, "cannot read '%s': %s at byte %llu of %llu", path,
+				n < 0 ? strerror(errno) : "the file shrank", (unsigned long long) got,
+				(unsigned long long) t->file_size);
+			close(fd);
+			free(data);
+			return ret;
+		}
+		got += (uint64_t) n;
 	}
-	fclose(f);
+	close(fd);
 
 	struct trace_file_header h;
 	if (t->file_size < sizeof(h) || memcmp(data, TRACE_MAGIC, 8) != 0)
@@ -280,6 +302,7 @@ int trace_load(const char *path, struct trace *t, char *err, size_t errlen)
 		goto nomem;
 
 	unsigned capstrings = 0;
+	const uint64_t max_strings = (t->file_size - h.header_size) / sizeof(struct trace_rec_string);
 	uint64_t off = h.header_size;
 	while (off < t->file_size)
 	{
@@ -340,8 +363,20 @@ int trace_load(const char *path, struct trace *t, char *err, size_t errlen)
 		case TR_STRING:
 		{
 			uint32_t len = r.str.len;
-			if (sizeof(r.str) + len > rh.size)
+			if (sizeof(r.str) + (uint64_t) len > rh.size)
 				break;
+			/* The writer numbers strings 1, 2, ... and writes each
+			 * definition as it is made: an id above the number of
+			 * string records the file can hold is corruption, and
+			 * would size the table by a number from the file. */
+			if (r.str.id > max_strings)
+			{
+				set_err(err, errlen, "'%s': corrupt string record at byte %llu: id %u, but a file of %llu bytes "
+					"holds at most %llu strings", path, (unsigned long long) off, r.str.id,
+					(unsigned long long) t->file_size, (unsigned long long) max_strings);
+				ret = -EINVAL;
+				goto fail;
+			}
 			while (r.str.id >= capstrings)
 			{
 				unsigned c = capstrings ? capstrings * 2 : 64;
@@ -688,14 +723,16 @@ stop:
 	return 0;
 
 nomem:
+	set_err(err, errlen, "'%s': out of memory", path);
+	ret = -ENOMEM;
+fail:
 	free(data);
 	free(deps);
 	free(tagdeps);
 	free(ends);
 	free(tdata);
 	trace_free(t);
-	set_err(err, errlen, "'%s': out of memory", path);
-	return -ENOMEM;
+	return ret;
 }
 
 void trace_free(struct trace *t)

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "perfmodel/perfmodel.h"
 #include "core/rt.h"
+#include "os/regular_file.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -562,9 +563,18 @@ static void mlr_save_rows(struct starpu_perfmodel *model, struct pm_comb *comb, 
 	*strrchr(dir, '/') = '\0';
 	if (pm_mkdir_p(dir))
 		return;
-	FILE *f = fopen(path, "a+");
+	/* A FIFO there would block the read-back below forever: refused. */
+	const char *kind;
+	int fd = os_open_regular(path, O_RDWR | O_CREAT | O_APPEND, 0644, NULL, &kind);
+	FILE *f = fd >= 0 ? fdopen(fd, "a+") : NULL;
 	if (!f)
+	{
+		if (kind)
+			rt_warn("multiple-regression rows of model '%s' not saved: %s is %s", model->symbol, path, kind);
+		if (fd >= 0)
+			close(fd);
 		return;
+	}
 	fseek(f, 0, SEEK_END);
 	unsigned np = im->mlr_new.nparams, stride = 1 + np;
 	if (ftell(f) == 0)
