@@ -100,6 +100,25 @@ static int env_on(const char *name)
 	return s && *s && strcmp(s, "0") != 0;
 }
 
+/* STARPU_SIMGRID: 1 simulate, 0 (or unset, or empty) run for real, -1 a
+ * malformed value ("abc", "-1", "2", " 1"), which starpu_init refuses
+ * with -EINVAL like any other variable's (the process-start boot does not
+ * simulate then, so that starpu_init can say why). */
+static int sim_switch(void)
+{
+	const char *s = getenv("STARPU_SIMGRID");
+	if (!s || !*s || !strcmp(s, "0"))
+		return 0;
+	return strcmp(s, "1") ? -1 : 1;
+}
+
+static int sim_switch_error(void)
+{
+	rt_error("starpu_init: environment variable STARPU_SIMGRID='%s' must be 0 (run for real) or 1 (simulate) (-EINVAL)",
+		 getenv("STARPU_SIMGRID"));
+	return -EINVAL;
+}
+
 static int boot_is_attach(void)
 {
 	const char *s = getenv("VELA_SIM_BOOT");
@@ -282,7 +301,7 @@ int __libc_start_main(sim_main_fn main, int argc, char **argv, void (*init)(void
 			_exit(127);
 		_exit(127);
 	}
-	if (env_on("STARPU_SIMGRID") && !boot_is_attach())
+	if (sim_switch() == 1 && !boot_is_attach())
 	{
 		app_main = main;
 		return real(hijack_main, argc, argv, init, fini, rtld_fini, stack_end);
@@ -319,6 +338,11 @@ int sim_start(const struct starpu_conf *conf)
 			 "(simulate) (-EINVAL)", want);
 		return -EINVAL;
 	}
+	/* As for every variable: malformed is an error, unless the
+	 * application set the field and gave it precedence. */
+	int prec = conf && conf->magic == CONF_MAGIC && conf->precedence_over_environment_variables;
+	if (sim_switch() < 0 && !(prec && want != -1))
+		return sim_switch_error();
 	double costs[SIM_NCOSTS];
 	if (os_is_simulated())
 	{
@@ -334,7 +358,7 @@ int sim_start(const struct starpu_conf *conf)
 		memcpy(sim_costs, costs, sizeof(costs));
 		return 0;
 	}
-	if (want == 0 || (want == -1 && !env_on("STARPU_SIMGRID")))
+	if (want == 0 || (want == -1 && sim_switch() != 1))
 		return 0;
 	if (boot_failed)
 	{

@@ -230,6 +230,7 @@ int pm_bus_save(const struct pm_bus *b)
 	int ret = pm_mkdir_p(dir);
 	if (ret)
 		return ret;
+	pm_remove_stale_tmp(dir, 1);
 	double m[STARPU_MAXNODES][STARPU_MAXNODES];
 	memcpy(m, b->bandwidth, sizeof(m));
 	pm_bus_file("bandwidth", path, sizeof(path));

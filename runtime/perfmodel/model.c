@@ -28,6 +28,9 @@ static os_mutex_t pm_registry_lock = OS_MUTEX_INITIALIZER;
 static struct starpu_perfmodel_state *registry;
 /* Whether a save failed this session: the message is printed once. */
 static int save_failure_reported;
+/* Stale temporary files of the models' directory removed this session
+ * (pm_state_save; reset by pm_init). */
+static int stale_tmp_removed;
 
 static int env_uint(const char *var, unsigned long max, unsigned long *out)
 {
@@ -663,6 +666,13 @@ int pm_state_save(struct starpu_perfmodel_state *st)
 		return lockfd;
 	}
 
+	/* Once per session, under the lock: what killed writers left. */
+	if (!stale_tmp_removed)
+	{
+		pm_remove_stale_tmp(dir, 0);
+		stale_tmp_removed = 1;
+	}
+
 	struct pm_data out, disk;
 	pm_data_init(&out);
 	pm_data_init(&disk);
@@ -763,6 +773,7 @@ int pm_init(void)
 		return ret;
 	pm_workers_archs_setup();
 	save_failure_reported = 0;
+	stale_tmp_removed = 0;
 	return pm_bus_setup(rt.conf.bus_calibrate > 0);
 }
 
