@@ -209,13 +209,8 @@ static void note_time(struct trace *t, uint64_t v)
 int trace_load(const char *path, struct trace *t, char *err, size_t errlen)
 {
 	memset(t, 0, sizeof(*t));
-	struct raw_dep *deps = NULL, *tagdeps = NULL;
-	struct raw_end *ends = NULL;
-	struct raw_data *tdata = NULL;
-	unsigned ndeps = 0, capdeps = 0, ntagdeps = 0, captagdeps = 0, nends = 0, capends = 0;
-	unsigned ntdata = 0, captdata = 0, nbufs = 0, capbufs = 0;
-	unsigned capnodes = 0, capworkers = 0, captasks = 0, capstates = 0, captransfers = 0, capmems = 0, capusers = 0;
 	unsigned char *data = NULL;
+	uint64_t size;
 	int ret = 0;
 
 	/* A regular file only: a FIFO would block the open, a directory
@@ -231,26 +226,24 @@ int trace_load(const char *path, struct trace *t, char *err, size_t errlen)
 			set_err(err, errlen, "cannot open '%s': %s", path, strerror(-fd));
 		return fd;
 	}
-	t->file_size = (uint64_t) st.st_size;
-	/* Counts are unsigned: at most UINT_MAX / 2 records of 8 bytes or
-	 * more, so that no array's capacity can wrap. */
-	if (t->file_size > (uint64_t) (UINT_MAX / 2) * 8)
+	size = (uint64_t) st.st_size;
+	if (size > TRACE_MAX_BYTES)
 	{
 		close(fd);
 		set_err(err, errlen, "'%s': %llu bytes, larger than the %llu GiB a trace can be here", path,
-			(unsigned long long) t->file_size, (unsigned long long) ((uint64_t) (UINT_MAX / 2) * 8 >> 30));
+			(unsigned long long) size, (unsigned long long) (TRACE_MAX_BYTES >> 30));
 		return -EFBIG;
 	}
-	data = malloc(t->file_size ? t->file_size : 1);
+	data = malloc(size ? size : 1);
 	if (!data)
 	{
 		close(fd);
-		set_err(err, errlen, "'%s': out of memory for %llu bytes", path, (unsigned long long) t->file_size);
+		set_err(err, errlen, "'%s': out of memory for %llu bytes", path, (unsigned long long) size);
 		return -ENOMEM;
 	}
-	for (uint64_t got = 0; got < t->file_size;)
+	for (uint64_t got = 0; got < size;)
 	{
-		ssize_t n = read(fd, data + got, t->file_size - got);
+		ssize_t n = read(fd, data + got, size - got);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -258,7 +251,7 @@ int trace_load(const char *path, struct trace *t, char *err, size_t errlen)
 			ret = n < 0 ? -errno : -EIO;
 			set_err(err, errlen, "cannot read '%s': %s at byte %llu of %llu", path,
 				n < 0 ? strerror(errno) : "the file shrank", (unsigned long long) got,
-				(unsigned long long) t->file_size);
+				(unsigned long long) size);
 			close(fd);
 			free(data);
 			return ret;
@@ -267,32 +260,51 @@ int trace_load(const char *path, struct trace *t, char *err, size_t errlen)
 	}
 	close(fd);
 
+	ret = trace_parse(data, size, path, t, err, errlen);
+	free(data);
+	return ret;
+}
+
+int trace_parse(const unsigned char *data, uint64_t size, const char *path, struct trace *t, char *err, size_t errlen)
+{
+	memset(t, 0, sizeof(*t));
+	struct raw_dep *deps = NULL, *tagdeps = NULL;
+	struct raw_end *ends = NULL;
+	struct raw_data *tdata = NULL;
+	unsigned ndeps = 0, capdeps = 0, ntagdeps = 0, captagdeps = 0, nends = 0, capends = 0;
+	unsigned ntdata = 0, captdata = 0, nbufs = 0, capbufs = 0;
+	unsigned capnodes = 0, capworkers = 0, captasks = 0, capstates = 0, captransfers = 0, capmems = 0, capusers = 0;
+	int ret = 0;
+
+	t->file_size = size;
+	if (size > TRACE_MAX_BYTES)
+	{
+		set_err(err, errlen, "'%s': %llu bytes, larger than the %llu GiB a trace can be here", path,
+			(unsigned long long) size, (unsigned long long) (TRACE_MAX_BYTES >> 30));
+		return -EFBIG;
+	}
 	struct trace_file_header h;
 	if (t->file_size < sizeof(h) || memcmp(data, TRACE_MAGIC, 8) != 0)
 	{
 		set_err(err, errlen, "'%s' is not a Vela trace (%s)", path,
-			t->file_size < 8 ? "file too short" : "bad magic number");
-		free(data);
+			t->file_size < sizeof(h) ? "file too short" : "bad magic number");
 		return -EINVAL;
 	}
 	memcpy(&h, data, sizeof(h));
 	if (h.byte_order != TRACE_BYTE_ORDER)
 	{
 		set_err(err, errlen, "'%s' was written on a machine of another byte order (0x%08x)", path, h.byte_order);
-		free(data);
 		return -EINVAL;
 	}
 	if (h.version < TRACE_VERSION_MIN || h.version > TRACE_VERSION)
 	{
 		set_err(err, errlen, "'%s' is a Vela trace of version %u; this vela reads versions %u to %u", path, h.version,
 			TRACE_VERSION_MIN, TRACE_VERSION);
-		free(data);
 		return -EINVAL;
 	}
 	if (h.header_size < sizeof(h) || h.header_size > t->file_size || h.header_size % 8)
 	{
 		set_err(err, errlen, "'%s': corrupt header (header size %u)", path, h.header_size);
-		free(data);
 		return -EINVAL;
 	}
 	t->version = h.version;
@@ -535,8 +547,6 @@ stop:
 		snprintf(t->stop_reason, sizeof(t->stop_reason),
 			 "no end record after %llu bytes (%llu records): the run did not reach starpu_shutdown",
 			 (unsigned long long) off, (unsigned long long) t->nrecords);
-	free(data);
-	data = NULL;
 
 	/* Strings. */
 	t->host = str_of(t, (uint32_t) (uintptr_t) t->host);
@@ -726,7 +736,6 @@ nomem:
 	set_err(err, errlen, "'%s': out of memory", path);
 	ret = -ENOMEM;
 fail:
-	free(data);
 	free(deps);
 	free(tagdeps);
 	free(ends);
