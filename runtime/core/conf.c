@@ -248,18 +248,18 @@ int conf_resolve(struct starpu_conf *out, const struct starpu_conf *user)
 	}
 
 	const char *sched = getenv("STARPU_SCHED");
-	int sched_from_env = 0;
 	if (sched && *sched && !(prec && (out->sched_policy_name || out->sched_policy)))
 	{
 		out->sched_policy_name = sched;
 		out->sched_policy = NULL;
-		sched_from_env = 1;
 	}
 	/* An unknown policy is refused, like any malformed value: StarPU 1.3
 	 * warns and runs with its default, which silently turns a typo into
-	 * a run under another policy. "help" lists them and goes on. */
+	 * a run under another policy. "help" lists them and goes on. The
+	 * message names the variable when the name is its value
+	 * (starpu_conf_init copies it into the conf too). */
 	const char *pname = out->sched_policy_name;
-	sched_from_env |= sched && pname && !strcmp(sched, pname);
+	int sched_from_env = sched && pname && !strcmp(sched, pname);
 	if (!out->sched_policy && pname && *pname && strcmp(pname, "help") && !sched_find_policy(pname))
 	{
 		char names[512];
