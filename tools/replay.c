@@ -25,6 +25,7 @@
 #include "tools/trace_reader.h"
 #include "perfmodel/perfmodel.h"
 #include "sched/sched.h"
+#include "os/regular_file.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -320,6 +321,12 @@ static int launch(int argc, char **argv, const struct options *o, const struct r
 	if (o->platform && access(o->platform, R_OK))
 	{
 		vela_err(CMD, "--platform '%s': %s", o->platform, strerror(errno));
+		return VELA_EXIT_FAIL;
+	}
+	struct stat st;
+	if (o->platform && stat(o->platform, &st) == 0 && !S_ISREG(st.st_mode))
+	{
+		vela_err(CMD, "--platform '%s' is %s, not a platform file", o->platform, os_file_kind(st.st_mode));
 		return VELA_EXIT_FAIL;
 	}
 	if (set("STARPU_PERF_MODEL_DIR", o->models) || set("STARPU_HOSTNAME", o->hostname) ||

@@ -19,6 +19,7 @@
 #include "data/memory.h"
 #include "drivers/driver.h"
 #include "os/os.h"
+#include "os/regular_file.h"
 #include "perfmodel/perfmodel.h"
 #include "sim/sim.h"
 
@@ -136,23 +137,34 @@ static int file_exists(const char *path)
 /* STARPU_SIMGRID_PLATFORM, else this host's (or STARPU_HOSTNAME's)
  * calibration: <sampling>/bus/<host>.platform.v4.xml as `vela
  * calibrate-bus` writes it, or <host>.platform.xml. */
+/* A platform that exists but is not a regular file (SimGrid would block
+ * forever reading a FIFO, and abort on a directory): -EINVAL, said in err. */
+static int platform_special(const char *path, char *err, size_t errsize)
+{
+	struct stat st;
+	if (stat(path, &st) || S_ISREG(st.st_mode))
+		return 0;
+	snprintf(err, errsize, "platform file %s is %s, not a platform file", path, os_file_kind(st.st_mode));
+	return -EINVAL;
+}
+
 static int platform_path(char *buf, size_t size, char *err, size_t errsize)
 {
 	const char *p = getenv("STARPU_SIMGRID_PLATFORM");
 	if (p && *p)
 	{
 		snprintf(buf, size, "%s", p);
-		return 0;
+		return platform_special(buf, err, errsize);
 	}
 	pm_bus_file("platform.v4.xml", buf, size);
 	if (file_exists(buf))
-		return 0;
+		return platform_special(buf, err, errsize);
 	char v3[4096];
 	pm_bus_file("platform.xml", v3, sizeof(v3));
 	if (file_exists(v3))
 	{
 		snprintf(buf, size, "%s", v3);
-		return 0;
+		return platform_special(buf, err, errsize);
 	}
 	snprintf(err, errsize,
 		 "no platform for host '%s': %s does not exist (run `vela calibrate-bus` on that machine, "

@@ -2,8 +2,8 @@
 # Special files where the runtime and the vela command expect regular ones
 # (issue 22 item 8): a FIFO named like a model file made model loading and
 # `vela perfmodel show` block forever in open(); `vela trace stats|export|
-# diff DIR` tried to allocate LLONG_MAX bytes; a FIFO as trace or tasks.rec
-# blocked too. Each must now end at once with exit 1 and a message naming
+# diff DIR` tried to allocate LLONG_MAX bytes; a FIFO as trace, tasks.rec or
+# replay platform blocked too. Each must now end at once with exit 1 and a message naming
 # the file and what it is; an application calibrating goes on without the
 # model and leaves the FIFO alone. Every command runs under a time limit,
 # so a hang fails the test instead of stalling the suite.
@@ -61,7 +61,9 @@ for f in "$tmp/d" "$tmp/t.fifo"; do
 		expect 1 "'$f' $what, not a trace file" "$vela" trace export --format $fmt "$f" -o "$tmp/out.$fmt"
 	done
 	expect 1 "'$f' $what, not a trace file" "$vela" trace diff "$f" "$f"
-	# tasks.rec
+	# tasks.rec, and a platform for it
 	expect 1 "'$f' $what, not a tasks.rec file" "$vela" replay "$f"
+	printf 'Name: x\nJobId: 1\n' >"$tmp/one.rec"
+	expect 1 "--platform '$f' $what, not a platform file" "$vela" replay "$tmp/one.rec" --platform "$f" --default-task-us 1
 done
 exit $fail

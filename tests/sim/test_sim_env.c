@@ -7,12 +7,14 @@
  * simulation for it) and in starpu_init (VELA_SIM_BOOT=attach). "0" and an
  * empty value run for real; "1" simulates; an application that sets
  * conf.vela_simulate with precedence_over_environment_variables is not
- * concerned by the variable. Each case runs in a fresh process
+ * concerned by the variable. A platform file that is a FIFO or a
+ * directory is refused too (item 8). Each case runs in a fresh process
  * (sim_child.h).
  */
 #include "sim_child.h"
 
 #include <errno.h>
+#include <sys/stat.h>
 
 static int child_main(const char *scenario)
 {
@@ -89,9 +91,42 @@ static void test_valid(void)
 	}
 }
 
+/* A platform that is a FIFO (SimGrid blocked reading it forever) or a
+ * directory (SimGrid's scanner ended the process): -EINVAL naming it, in
+ * both boots (issue 22 item 8). */
+static void test_special_platform(void)
+{
+	NEED_SIMGRID();
+	char dir[] = "/tmp/vtest_sim_env_XXXXXX";
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	char fifo[64], var_fifo[96], var_dir[96];
+	snprintf(fifo, sizeof(fifo), "%s/p.fifo", dir);
+	CU_ASSERT_FATAL(mkfifo(fifo, 0600) == 0);
+	snprintf(var_fifo, sizeof(var_fifo), "STARPU_SIMGRID_PLATFORM=%s", fifo);
+	snprintf(var_dir, sizeof(var_dir), "STARPU_SIMGRID_PLATFORM=%s", dir);
+	static const char *const boots[] = { "VELA_SIM_BOOT", "VELA_SIM_BOOT=attach" };
+	for (size_t b = 0; b < 2; b++)
+	{
+		const char *env1[] = { "STARPU_SIMGRID=1", boots[b], var_fifo, NULL };
+		struct child c;
+		run_child("run", env1, &c);
+		CU_ASSERT(exited_ok(&c));
+		CU_ASSERT_EQUAL(c.ret, -EINVAL);
+		CU_ASSERT_PTR_NOT_NULL(strstr(c.err, "p.fifo is a FIFO"));
+		const char *env2[] = { "STARPU_SIMGRID=1", boots[b], var_dir, NULL };
+		run_child("run", env2, &c);
+		CU_ASSERT(exited_ok(&c));
+		CU_ASSERT_EQUAL(c.ret, -EINVAL);
+		CU_ASSERT_PTR_NOT_NULL(strstr(c.err, "is a directory, not a platform file"));
+	}
+	unlink(fifo);
+	rmdir(dir);
+}
+
 static const struct vtest_case cases[] = {
 	{ "malformed STARPU_SIMGRID values are refused in both boots", test_malformed },
 	{ "0, empty and 1; conf.vela_simulate with precedence", test_valid },
+	{ "a FIFO or a directory as platform is refused", test_special_platform },
 	VTEST_END
 };
 
