@@ -8,5 +8,9 @@
 # $top_builddir/tests/fuzz-bin/artifacts/. FUZZ_SECONDS changes the time.
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir/build}"
-FUZZ_BUILD="$top_builddir/tests/fuzz-bin" VELA_BUILD="$top_builddir" \
+# Scratch corpora start empty each time: the run stays the same length
+# (the committed corpus, then mutations) however often it ran before.
+FUZZ_BUILD="$top_builddir/tests/fuzz-bin"
+rm -rf "$FUZZ_BUILD"/corpus-*
+FUZZ_BUILD=$FUZZ_BUILD VELA_BUILD="$top_builddir" \
 	exec sh "$top_srcdir/tests/fuzz/run-fuzz.sh" -s 1 "${FUZZ_SECONDS:-3}"
