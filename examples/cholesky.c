@@ -19,10 +19,11 @@
  * the lower triangle, computed on the host without the runtime.
  *
  * Simulation (Vela, STARPU_SIMGRID=1 set at process start): kernels are not
- * run, so the program allocates no matrix (tiles are registered with home
- * node -1, never touched by the simulation), skips the reference and the
- * check, and prints the simulated time: a million-task simulation needs no
- * 27 GB matrix. A simulation that starts only in starpu_init
+ * run, so the program allocates no matrix (its tiles are addresses in an
+ * untouched reservation, registered in RAM as in a real run: tiled_app.h),
+ * skips the reference and the check, and prints the simulated time: a
+ * million-task simulation needs no 27 GB matrix. A simulation that starts
+ * only in starpu_init
  * (VELA_SIM_BOOT=attach) finds the matrix allocated, and still skips the
  * check.
  *

@@ -21,8 +21,9 @@
  *
  * Simulation (Vela, STARPU_SIMGRID=1): kernels are not run, so when the run
  * is known to be simulated before starpu_init the program allocates no
- * matrix (tiles are registered with home node -1, which the simulation
- * never touches), skips the reference and the check, and prints the
+ * matrix (its tiles are addresses in an untouched reservation, registered
+ * in RAM as in a real run: tiled_app.h), skips the reference and the
+ * check, and prints the
  * simulated time. That keeps large simulated sizes cheap in RAM. A
  * simulation that starts only in starpu_init (VELA_SIM_BOOT=attach) finds
  * the matrix allocated, and still skips the check.

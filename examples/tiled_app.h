@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -59,13 +60,23 @@ extern void openblas_set_num_threads(int num_threads);
  * posix_memalign: they outlive every runtime session (registered again in
  * each one and checked after starpu_shutdown), so not starpu_malloc. Which
  * tiles exist and where tile (i, j) is stored is the program's layout
- * (struct tiled_app's tile_count and tile_index). Without data (simulation)
+ * (struct tiled_app's tile_count and tile_index).
+ *
+ * Without data (simulation: kernels do not run, nothing reads or writes the
+ * tiles) the tiles are carved from one reservation of address space that is
+ * never touched (MAP_NORESERVE: no memory behind it, so a 27 GB matrix
+ * costs nothing), and registered in RAM like a real run's. The simulated run
+ * then starts where the real one does, the input valid in RAM (transfers
+ * to GPUs included), and the runtime sees no read of data that nothing
+ * wrote. Where the system refuses the reservation (strict overcommit),
  * tiles is NULL and the handles are registered with home node -1.
  */
 struct tiled {
 	int n, bs, nt;
 	size_t count;                   /* number of stored tiles */
 	double **tiles;                 /* [tile_index(i, j)]; owned, free()d by tiled_free; NULL without data */
+	void *untouched;                /* without data: the reservation tiles point into (owned, munmap) */
+	size_t untouched_bytes;
 	starpu_data_handle_t *handles;  /* same indexing; valid between register and unregister */
 	long (*index)(const struct tiled *t, int i, int j); /* the program's tile_index */
 };
@@ -177,11 +188,36 @@ static int tiled_alloc(const struct tiled_app *app, struct tiled *t, int n, int 
 	t->handles = calloc(t->count, sizeof(*t->handles));
 	if (!t->handles)
 		return -ENOMEM;
-	if (!with_data)
-		return 0;
 	t->tiles = calloc(t->count, sizeof(*t->tiles));
 	if (!t->tiles)
 		return -ENOMEM;
+	if (!with_data) {
+		/* Simulation: addresses only (see struct tiled). */
+		size_t total = 0;
+		for (int j = 0; j < t->nt; j++)
+			for (int i = 0; i < t->nt; i++)
+				if (t->index(t, i, j) >= 0)
+					total += ((size_t)tile_dim(t, i) * tile_dim(t, j) * sizeof(double) + 63) & ~(size_t)63;
+		void *area = mmap(NULL, total ? total : 1, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (area == MAP_FAILED) {
+			free(t->tiles);
+			t->tiles = NULL;	/* registered with home node -1 */
+			return 0;
+		}
+		t->untouched = area;
+		t->untouched_bytes = total ? total : 1;
+		size_t off = 0;
+		for (int j = 0; j < t->nt; j++)
+			for (int i = 0; i < t->nt; i++) {
+				long k = t->index(t, i, j);
+				if (k < 0)
+					continue;
+				t->tiles[k] = (double *)((char *)area + off);
+				off += ((size_t)tile_dim(t, i) * tile_dim(t, j) * sizeof(double) + 63) & ~(size_t)63;
+			}
+		return 0;
+	}
 	for (int j = 0; j < t->nt; j++)
 		for (int i = 0; i < t->nt; i++) {
 			long k = t->index(t, i, j);
@@ -198,9 +234,12 @@ static int tiled_alloc(const struct tiled_app *app, struct tiled *t, int n, int 
 
 static void tiled_free(struct tiled *t)
 {
-	if (t->tiles)
+	if (t->untouched)
+		munmap(t->untouched, t->untouched_bytes);
+	else if (t->tiles)
 		for (size_t k = 0; k < t->count; k++)
 			free(t->tiles[k]);
+	t->untouched = NULL;
 	free(t->tiles);
 	free(t->handles);
 	t->tiles = NULL;

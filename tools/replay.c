@@ -25,6 +25,7 @@
 #include "tools/trace_reader.h"
 #include "perfmodel/perfmodel.h"
 #include "sched/sched.h"
+#include "os/regular_file.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -233,8 +234,14 @@ static int check_models(const struct replay_graph *g, const struct options *o, s
 	struct model *m = calloc(g->ntasks ? g->ntasks : 1, sizeof(*m));
 	unsigned n = 0;
 	int ret = 0;
+	*out = NULL;
+	*nout = 0;
 	if (!m)
+	{
+		if (report)
+			vela_err(CMD, "%s: out of memory", g->path);
 		return -1;
+	}
 	char dir[4096];
 	pm_codelets_dir(dir, sizeof(dir));
 	for (unsigned i = 0; i < g->ntasks && !ret; i++)
@@ -314,6 +321,12 @@ static int launch(int argc, char **argv, const struct options *o, const struct r
 	if (o->platform && access(o->platform, R_OK))
 	{
 		vela_err(CMD, "--platform '%s': %s", o->platform, strerror(errno));
+		return VELA_EXIT_FAIL;
+	}
+	struct stat st;
+	if (o->platform && stat(o->platform, &st) == 0 && !S_ISREG(st.st_mode))
+	{
+		vela_err(CMD, "--platform '%s' is %s, not a platform file", o->platform, os_file_kind(st.st_mode));
 		return VELA_EXIT_FAIL;
 	}
 	if (set("STARPU_PERF_MODEL_DIR", o->models) || set("STARPU_HOSTNAME", o->hostname) ||
@@ -437,9 +450,14 @@ static int run(const struct options *o, struct replay_graph *g)
 	starpu_data_handle_t *handles = calloc(g->nhandles ? g->nhandles : 1, sizeof(*handles));
 	void **mem = calloc(g->nhandles ? g->nhandles : 1, sizeof(*mem));
 	unsigned nregistered = 0, ncreated = 0, nsubmitted = 0;
+	/* Every failure below says why where it happens; an allocation that
+	 * fails says "out of memory" (and nothing else does). */
+#define NOMEM() do { vela_err(CMD, "%s: out of memory building the graph", g->path); goto out; } while (0)
 	if (!cls || !handles || !mem)
-		goto out;
-	if (check_models(g, o, &models, &nmodels, 0))
+		NOMEM();
+	/* Checked by the first process already: it fails here only when the
+	 * models changed meanwhile (it says why) or memory ran out. */
+	if (check_models(g, o, &models, &nmodels, 1))
 		goto out;
 	for (unsigned i = 0; i < nmodels; i++)
 	{
@@ -447,7 +465,7 @@ static int run(const struct options *o, struct replay_graph *g)
 			continue;
 		struct starpu_perfmodel *pm = calloc(1, sizeof(*pm));
 		if (!pm)
-			goto out;
+			NOMEM();
 		pm->type = (enum starpu_perfmodel_type) models[i].type;
 		pm->symbol = models[i].symbol;
 		pm->footprint = replay_footprint;
@@ -466,7 +484,7 @@ static int run(const struct options *o, struct replay_graph *g)
 		struct replay_task *t = &g->tasks[i];
 		struct starpu_task *task = starpu_task_create();
 		if (!task)
-			goto out;
+			NOMEM();
 		t->task = task;
 		task->destroy = 0;
 		task->name = t->name ? t->name : t->model;
@@ -507,7 +525,7 @@ static int run(const struct options *o, struct replay_graph *g)
 			task->dyn_handles = malloc(t->nbuf * sizeof(*task->dyn_handles));
 			task->dyn_modes = malloc(t->nbuf * sizeof(*task->dyn_modes));
 			if (!task->dyn_handles || !task->dyn_modes)
-				goto out;
+				NOMEM();
 		}
 		for (unsigned b = 0; b < t->nbuf; b++)
 		{
@@ -538,7 +556,7 @@ static int run(const struct options *o, struct replay_graph *g)
 			continue;
 		struct starpu_task **preds = malloc(t->nexplicit * sizeof(*preds));
 		if (!preds)
-			goto out;
+			NOMEM();
 		for (unsigned d = 0; d < t->nexplicit; d++)
 			preds[d] = g->tasks[t->pred_index[d]].task;
 		starpu_task_declare_deps_array(t->task, t->nexplicit, preds);
@@ -582,16 +600,11 @@ static int run(const struct options *o, struct replay_graph *g)
 	}
 
 out:
-	if (status != VELA_EXIT_OK && nsubmitted == 0 && ncreated < g->ntasks)
-		vela_err(CMD, "out of memory building the graph");
+#undef NOMEM
+	/* starpu_task_destroy frees dyn_handles and dyn_modes too (a task
+	 * owns the arrays it was given, as in StarPU). */
 	for (unsigned i = 0; i < ncreated; i++)
-	{
-		struct starpu_task *task = g->tasks[i].task;
-		void *dh = task->dyn_handles, *dm = task->dyn_modes;
-		starpu_task_destroy(task);
-		free(dh);
-		free(dm);
-	}
+		starpu_task_destroy(g->tasks[i].task);
 	for (unsigned h = 0; h < nregistered; h++)
 		starpu_data_unregister(handles[h]);
 	starpu_shutdown();

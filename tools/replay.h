@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct starpu_task;
 
@@ -74,6 +75,9 @@ struct replay_graph
  * -EINVAL for a malformed record, a duplicate JobId, a dependency on a job
  * that is not in the file, or a dependency cycle. */
 int replay_load(const char *path, struct replay_graph *g, char *err, size_t errlen);
+/* The same from an open stream (path names it in messages); the fuzz
+ * target's entry. */
+int replay_read(FILE *f, const char *path, struct replay_graph *g, char *err, size_t errlen);
 void replay_free(struct replay_graph *g);
 
 /* The subcommand (tools/vela.c). */

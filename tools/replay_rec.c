@@ -10,8 +10,9 @@
  * Sizes, HomeNodes, Where, ModelType, NoCodelet. Value syntax is
  * trace_rec.c's (the same helpers write and read it).
  */
-#include "tools/replay.h"
+#include "replay.h"
 #include "trace_reader.h"
+#include "os/regular_file.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -596,17 +597,32 @@ out:
 int replay_load(const char *path, struct replay_graph *g, char *err, size_t errlen)
 {
 	memset(g, 0, sizeof(*g));
-	struct parser p = { path, 0, err, errlen };
-	FILE *f = fopen(path, "r");
+	const char *kind;
+	int fd = os_open_regular(path, O_RDONLY, 0, NULL, &kind);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	if (!f)
 	{
-		int e = errno;
-		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(e));
+		int e = fd < 0 ? -fd : errno;
+		if (fd >= 0)
+			close(fd);
+		if (kind)
+			snprintf(err, errlen, "'%s' is %s, not a tasks.rec file", path, kind);
+		else
+			snprintf(err, errlen, "cannot open '%s': %s", path, strerror(e));
 		return -e;
 	}
+	int ret = replay_read(f, path, g, err, errlen);
+	fclose(f);
+	return ret;
+}
+
+int replay_read(FILE *f, const char *path, struct replay_graph *g, char *err, size_t errlen)
+{
+	memset(g, 0, sizeof(*g));
+	struct parser p = { path, 0, err, errlen };
 	if (!(g->path = strdup(path)))
 	{
-		fclose(f);
+		snprintf(err, errlen, "%s: out of memory", path);
 		return -ENOMEM;
 	}
 	struct pending r;
@@ -670,7 +686,6 @@ int replay_load(const char *path, struct replay_graph *g, char *err, size_t errl
 	if (!ret && in_record)
 		ret = finish(&p, &r, g, &cap, &ht);
 	free(line);
-	fclose(f);
 	pending_reset(&r);
 	htab_free(&ht);
 	if (!ret && !g->ntasks)

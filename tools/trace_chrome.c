@@ -213,19 +213,21 @@ int trace_export_chrome(const struct trace *t, FILE *f)
 	}
 
 	/* Memory allocated per node, as counters. */
-	long long used[256] = { 0 };
+	/* Modulo 2^64, printed signed: a corrupt trace's sizes (from the file)
+	 * wrap instead of overflowing a signed sum (found by fuzz_trace). */
+	uint64_t used[256] = { 0 };
 	for (unsigned i = 0; i < t->nmems; i++)
 	{
 		const struct tr_mem *m = &t->mems[i];
 		if (m->node >= 256)
 			continue;
-		used[m->node] += m->op == TM_ALLOC ? (long long) m->bytes : -(long long) m->bytes;
+		used[m->node] += m->op == TM_ALLOC ? m->bytes : -m->bytes;
 		sep(&o);
 		fputs("{\"name\":", f);
 		char name[64];
 		snprintf(name, sizeof(name), "allocated on %s", trace_node_name(t, m->node, b1, sizeof(b1)));
 		jstr(f, name);
-		fprintf(f, ",\"ph\":\"C\",\"pid\":%d,\"ts\":%.3f,\"args\":{\"bytes\":%lld}}", PID_APP, us(m->time), used[m->node]);
+		fprintf(f, ",\"ph\":\"C\",\"pid\":%d,\"ts\":%.3f,\"args\":{\"bytes\":%lld}}", PID_APP, us(m->time), (long long) used[m->node]);
 	}
 	fputs("\n]}\n", f);
 	return ferror(f) ? -EIO : 0;

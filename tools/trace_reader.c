@@ -6,10 +6,14 @@
 #include "trace_reader.h"
 #include "trace/trace_format.h"
 
+#include "os/regular_file.h"
+
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Growable arrays. */
 #define PUSH(arr, n, cap, val) do { \
@@ -205,72 +209,102 @@ static void note_time(struct trace *t, uint64_t v)
 int trace_load(const char *path, struct trace *t, char *err, size_t errlen)
 {
 	memset(t, 0, sizeof(*t));
+	unsigned char *data = NULL;
+	uint64_t size;
+	int ret = 0;
+
+	/* A regular file only: a FIFO would block the open, a directory
+	 * reports a size of LLONG_MAX on some file systems. */
+	struct stat st = { 0 };
+	const char *kind;
+	int fd = os_open_regular(path, O_RDONLY, 0, &st, &kind);
+	if (fd < 0)
+	{
+		if (kind)
+			set_err(err, errlen, "'%s' is %s, not a trace file", path, kind);
+		else
+			set_err(err, errlen, "cannot open '%s': %s", path, strerror(-fd));
+		return fd;
+	}
+	size = (uint64_t) st.st_size;
+	if (size > TRACE_MAX_BYTES)
+	{
+		close(fd);
+		set_err(err, errlen, "'%s': %llu bytes, larger than the %llu GiB a trace can be here", path,
+			(unsigned long long) size, (unsigned long long) (TRACE_MAX_BYTES >> 30));
+		return -EFBIG;
+	}
+	data = malloc(size ? size : 1);
+	if (!data)
+	{
+		close(fd);
+		set_err(err, errlen, "'%s': out of memory for %llu bytes", path, (unsigned long long) size);
+		return -ENOMEM;
+	}
+	for (uint64_t got = 0; got < size;)
+	{
+		ssize_t n = read(fd, data + got, size - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+		{
+			ret = n < 0 ? -errno : -EIO;
+			set_err(err, errlen, "cannot read '%s': %s at byte %llu of %llu", path,
+				n < 0 ? strerror(errno) : "the file shrank", (unsigned long long) got,
+				(unsigned long long) size);
+			close(fd);
+			free(data);
+			return ret;
+		}
+		got += (uint64_t) n;
+	}
+	close(fd);
+
+	ret = trace_parse(data, size, path, t, err, errlen);
+	free(data);
+	return ret;
+}
+
+int trace_parse(const unsigned char *data, uint64_t size, const char *path, struct trace *t, char *err, size_t errlen)
+{
+	memset(t, 0, sizeof(*t));
 	struct raw_dep *deps = NULL, *tagdeps = NULL;
 	struct raw_end *ends = NULL;
 	struct raw_data *tdata = NULL;
 	unsigned ndeps = 0, capdeps = 0, ntagdeps = 0, captagdeps = 0, nends = 0, capends = 0;
 	unsigned ntdata = 0, captdata = 0, nbufs = 0, capbufs = 0;
 	unsigned capnodes = 0, capworkers = 0, captasks = 0, capstates = 0, captransfers = 0, capmems = 0, capusers = 0;
-	unsigned char *data = NULL;
 	int ret = 0;
 
-	FILE *f = fopen(path, "rb");
-	if (!f)
+	t->file_size = size;
+	if (size > TRACE_MAX_BYTES)
 	{
-		ret = -errno;
-		set_err(err, errlen, "cannot open '%s': %s", path, strerror(errno));
-		return ret;
+		set_err(err, errlen, "'%s': %llu bytes, larger than the %llu GiB a trace can be here", path,
+			(unsigned long long) size, (unsigned long long) (TRACE_MAX_BYTES >> 30));
+		return -EFBIG;
 	}
-	if (fseek(f, 0, SEEK_END) || (long) (t->file_size = (uint64_t) ftell(f)) < 0 || fseek(f, 0, SEEK_SET))
-	{
-		ret = -errno;
-		set_err(err, errlen, "cannot read '%s': %s", path, strerror(errno));
-		fclose(f);
-		return ret;
-	}
-	data = malloc(t->file_size ? t->file_size : 1);
-	if (!data)
-	{
-		fclose(f);
-		set_err(err, errlen, "'%s': out of memory for %llu bytes", path, (unsigned long long) t->file_size);
-		return -ENOMEM;
-	}
-	if (t->file_size && fread(data, 1, t->file_size, f) != t->file_size)
-	{
-		ret = -EIO;
-		set_err(err, errlen, "cannot read '%s': %s", path, ferror(f) ? strerror(errno) : "short read");
-		fclose(f);
-		free(data);
-		return ret;
-	}
-	fclose(f);
-
 	struct trace_file_header h;
 	if (t->file_size < sizeof(h) || memcmp(data, TRACE_MAGIC, 8) != 0)
 	{
 		set_err(err, errlen, "'%s' is not a Vela trace (%s)", path,
-			t->file_size < 8 ? "file too short" : "bad magic number");
-		free(data);
+			t->file_size < sizeof(h) ? "file too short" : "bad magic number");
 		return -EINVAL;
 	}
 	memcpy(&h, data, sizeof(h));
 	if (h.byte_order != TRACE_BYTE_ORDER)
 	{
 		set_err(err, errlen, "'%s' was written on a machine of another byte order (0x%08x)", path, h.byte_order);
-		free(data);
 		return -EINVAL;
 	}
 	if (h.version < TRACE_VERSION_MIN || h.version > TRACE_VERSION)
 	{
 		set_err(err, errlen, "'%s' is a Vela trace of version %u; this vela reads versions %u to %u", path, h.version,
 			TRACE_VERSION_MIN, TRACE_VERSION);
-		free(data);
 		return -EINVAL;
 	}
 	if (h.header_size < sizeof(h) || h.header_size > t->file_size || h.header_size % 8)
 	{
 		set_err(err, errlen, "'%s': corrupt header (header size %u)", path, h.header_size);
-		free(data);
 		return -EINVAL;
 	}
 	t->version = h.version;
@@ -280,6 +314,7 @@ int trace_load(const char *path, struct trace *t, char *err, size_t errlen)
 		goto nomem;
 
 	unsigned capstrings = 0;
+	const uint64_t max_strings = (t->file_size - h.header_size) / sizeof(struct trace_rec_string);
 	uint64_t off = h.header_size;
 	while (off < t->file_size)
 	{
@@ -340,8 +375,20 @@ int trace_load(const char *path, struct trace *t, char *err, size_t errlen)
 		case TR_STRING:
 		{
 			uint32_t len = r.str.len;
-			if (sizeof(r.str) + len > rh.size)
+			if (sizeof(r.str) + (uint64_t) len > rh.size)
 				break;
+			/* The writer numbers strings 1, 2, ... and writes each
+			 * definition as it is made: an id above the number of
+			 * string records the file can hold is corruption, and
+			 * would size the table by a number from the file. */
+			if (r.str.id > max_strings)
+			{
+				set_err(err, errlen, "'%s': corrupt string record at byte %llu: id %u, but a file of %llu bytes "
+					"holds at most %llu strings", path, (unsigned long long) off, r.str.id,
+					(unsigned long long) t->file_size, (unsigned long long) max_strings);
+				ret = -EINVAL;
+				goto fail;
+			}
 			while (r.str.id >= capstrings)
 			{
 				unsigned c = capstrings ? capstrings * 2 : 64;
@@ -500,8 +547,6 @@ stop:
 		snprintf(t->stop_reason, sizeof(t->stop_reason),
 			 "no end record after %llu bytes (%llu records): the run did not reach starpu_shutdown",
 			 (unsigned long long) off, (unsigned long long) t->nrecords);
-	free(data);
-	data = NULL;
 
 	/* Strings. */
 	t->host = str_of(t, (uint32_t) (uintptr_t) t->host);
@@ -688,14 +733,15 @@ stop:
 	return 0;
 
 nomem:
-	free(data);
+	set_err(err, errlen, "'%s': out of memory", path);
+	ret = -ENOMEM;
+fail:
 	free(deps);
 	free(tagdeps);
 	free(ends);
 	free(tdata);
 	trace_free(t);
-	set_err(err, errlen, "'%s': out of memory", path);
-	return -ENOMEM;
+	return ret;
 }
 
 void trace_free(struct trace *t)

@@ -15,6 +15,7 @@
 #define VELA_TRACE_READER_H
 
 #include <stddef.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -164,8 +165,18 @@ struct trace
 
 /* Loads path. Returns 0 (check complete), or a negative errno with a
  * message in err: -ENOENT & co. for I/O, -EINVAL for a file that is not a
- * Vela trace or has a version this reader does not know. */
+ * regular file, not a Vela trace, has a version this reader does not
+ * know, or holds an impossible value (a string id above what the file can
+ * hold: the message names the file, the byte offset and the reason),
+ * -EFBIG for a file larger than TRACE_MAX_BYTES. */
 int trace_load(const char *path, struct trace *t, char *err, size_t errlen);
+/* The same from size bytes in memory (path names them in messages); the
+ * trace does not point into data. The fuzz target's entry. */
+int trace_parse(const unsigned char *data, uint64_t size, const char *path, struct trace *t, char *err,
+		size_t errlen);
+/* Counts are unsigned: at most UINT_MAX / 2 records of 8 bytes or more,
+ * so that no array's capacity can wrap (16 GiB). */
+#define TRACE_MAX_BYTES ((uint64_t) (UINT_MAX / 2) * 8)
 void trace_free(struct trace *t);
 
 /* The task with this job id, or -1. */

@@ -129,9 +129,9 @@ static void paint(struct row_painter *p, uint64_t start, uint64_t end, unsigned 
 	double xe = b - p->x0;
 	while (x < xe || (x == xe && x == a - p->x0))
 	{
-		unsigned c = x < 0 ? 0 : (unsigned) x;
-		if (c >= p->ncols)
+		if (!(x < (double) p->ncols))	/* beyond the plot, or NaN: no cast */
 			break;
+		unsigned c = x < 0 ? 0 : (unsigned) x;
 		double stop = (double) c + 1 < xe ? (double) c + 1 : xe;
 		p->tally[(size_t) c * p->ncolors + color] += stop > x ? stop - x : 1e-9;
 		p->used = 1;

@@ -8,6 +8,7 @@
  */
 #include "core/conf.h"
 #include "core/rt.h"
+#include "sched/sched.h"
 
 #include <ctype.h>
 #include <limits.h>
@@ -251,6 +252,21 @@ int conf_resolve(struct starpu_conf *out, const struct starpu_conf *user)
 	{
 		out->sched_policy_name = sched;
 		out->sched_policy = NULL;
+	}
+	/* An unknown policy is refused, like any malformed value: StarPU 1.3
+	 * warns and runs with its default, which silently turns a typo into
+	 * a run under another policy. "help" lists them and goes on. The
+	 * message names the variable when the name is its value
+	 * (starpu_conf_init copies it into the conf too). */
+	const char *pname = out->sched_policy_name;
+	int sched_from_env = sched && pname && !strcmp(sched, pname);
+	if (!out->sched_policy && pname && *pname && strcmp(pname, "help") && !sched_find_policy(pname))
+	{
+		char names[512];
+		sched_policy_names(names, sizeof(names));
+		rt_error("starpu_init: %s='%s' is not a scheduling policy; valid policies: %s (-EINVAL)",
+			 sched_from_env ? "environment variable STARPU_SCHED" : "conf.sched_policy_name", pname, names);
+		return -EINVAL;
 	}
 
 	const char *cpuid = getenv("STARPU_WORKERS_CPUID");

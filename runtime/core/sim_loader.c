@@ -19,6 +19,7 @@
 #include "data/memory.h"
 #include "drivers/driver.h"
 #include "os/os.h"
+#include "os/regular_file.h"
 #include "perfmodel/perfmodel.h"
 #include "sim/sim.h"
 
@@ -100,6 +101,25 @@ static int env_on(const char *name)
 	return s && *s && strcmp(s, "0") != 0;
 }
 
+/* STARPU_SIMGRID: 1 simulate, 0 (or unset, or empty) run for real, -1 a
+ * malformed value ("abc", "-1", "2", " 1"), which starpu_init refuses
+ * with -EINVAL like any other variable's (the process-start boot does not
+ * simulate then, so that starpu_init can say why). */
+static int sim_switch(void)
+{
+	const char *s = getenv("STARPU_SIMGRID");
+	if (!s || !*s || !strcmp(s, "0"))
+		return 0;
+	return strcmp(s, "1") ? -1 : 1;
+}
+
+static int sim_switch_error(void)
+{
+	rt_error("starpu_init: environment variable STARPU_SIMGRID='%s' must be 0 (run for real) or 1 (simulate) (-EINVAL)",
+		 getenv("STARPU_SIMGRID"));
+	return -EINVAL;
+}
+
 static int boot_is_attach(void)
 {
 	const char *s = getenv("VELA_SIM_BOOT");
@@ -117,23 +137,34 @@ static int file_exists(const char *path)
 /* STARPU_SIMGRID_PLATFORM, else this host's (or STARPU_HOSTNAME's)
  * calibration: <sampling>/bus/<host>.platform.v4.xml as `vela
  * calibrate-bus` writes it, or <host>.platform.xml. */
+/* A platform that exists but is not a regular file (SimGrid would block
+ * forever reading a FIFO, and abort on a directory): -EINVAL, said in err. */
+static int platform_special(const char *path, char *err, size_t errsize)
+{
+	struct stat st;
+	if (stat(path, &st) || S_ISREG(st.st_mode))
+		return 0;
+	snprintf(err, errsize, "platform file %s is %s, not a platform file", path, os_file_kind(st.st_mode));
+	return -EINVAL;
+}
+
 static int platform_path(char *buf, size_t size, char *err, size_t errsize)
 {
 	const char *p = getenv("STARPU_SIMGRID_PLATFORM");
 	if (p && *p)
 	{
 		snprintf(buf, size, "%s", p);
-		return 0;
+		return platform_special(buf, err, errsize);
 	}
 	pm_bus_file("platform.v4.xml", buf, size);
 	if (file_exists(buf))
-		return 0;
+		return platform_special(buf, err, errsize);
 	char v3[4096];
 	pm_bus_file("platform.xml", v3, sizeof(v3));
 	if (file_exists(v3))
 	{
 		snprintf(buf, size, "%s", v3);
-		return 0;
+		return platform_special(buf, err, errsize);
 	}
 	snprintf(err, errsize,
 		 "no platform for host '%s': %s does not exist (run `vela calibrate-bus` on that machine, "
@@ -282,7 +313,7 @@ int __libc_start_main(sim_main_fn main, int argc, char **argv, void (*init)(void
 			_exit(127);
 		_exit(127);
 	}
-	if (env_on("STARPU_SIMGRID") && !boot_is_attach())
+	if (sim_switch() == 1 && !boot_is_attach())
 	{
 		app_main = main;
 		return real(hijack_main, argc, argv, init, fini, rtld_fini, stack_end);
@@ -319,6 +350,11 @@ int sim_start(const struct starpu_conf *conf)
 			 "(simulate) (-EINVAL)", want);
 		return -EINVAL;
 	}
+	/* As for every variable: malformed is an error, unless the
+	 * application set the field and gave it precedence. */
+	int prec = conf && conf->magic == CONF_MAGIC && conf->precedence_over_environment_variables;
+	if (sim_switch() < 0 && !(prec && want != -1))
+		return sim_switch_error();
 	double costs[SIM_NCOSTS];
 	if (os_is_simulated())
 	{
@@ -334,7 +370,7 @@ int sim_start(const struct starpu_conf *conf)
 		memcpy(sim_costs, costs, sizeof(costs));
 		return 0;
 	}
-	if (want == 0 || (want == -1 && !env_on("STARPU_SIMGRID")))
+	if (want == 0 || (want == -1 && sim_switch() != 1))
 		return 0;
 	if (boot_failed)
 	{

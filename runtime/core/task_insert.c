@@ -44,7 +44,15 @@ void starpu_codelet_pack_arg(struct starpu_codelet_pack_arg_data *state, const v
 	}
 	memcpy(state->arg_buffer + state->current_offset, &ptr_size, sizeof(size_t));
 	state->current_offset += sizeof(size_t);
-	if (ptr_size)
+	if (ptr_size && !ptr)
+	{
+		/* No error return here (StarPU's prototype): zeros keep the
+		 * layout, so the following arguments still unpack right. */
+		rt_error("starpu_codelet_pack_arg: argument %d is NULL with a size of %zu bytes; packed as zeros",
+			 state->nargs + 1, ptr_size);
+		memset(state->arg_buffer + state->current_offset, 0, ptr_size);
+	}
+	else if (ptr_size)
 		memcpy(state->arg_buffer + state->current_offset, ptr, ptr_size);
 	state->current_offset += ptr_size;
 	state->nargs++;
@@ -70,7 +78,7 @@ void starpu_codelet_pack_args(void **arg_buffer, size_t *arg_buffer_size, ...)
 	starpu_codelet_pack_arg_init(&state);
 	va_list ap;
 	va_start(ap, arg_buffer_size);
-	int type;
+	int type, failed = 0;
 	while ((type = va_arg(ap, int)) != 0)
 	{
 		if (type != STARPU_VALUE)
@@ -80,9 +88,24 @@ void starpu_codelet_pack_args(void **arg_buffer, size_t *arg_buffer_size, ...)
 		}
 		void *ptr = va_arg(ap, void *);
 		size_t size = va_arg(ap, size_t);
+		if (!ptr && size)
+		{
+			/* No error return (StarPU's prototype): no buffer. */
+			rt_error("starpu_codelet_pack_args: STARPU_VALUE argument %d is NULL with a size of %zu bytes; "
+				 "nothing packed (*arg_buffer is NULL)", state.nargs + 1, size);
+			failed = 1;
+			break;
+		}
 		starpu_codelet_pack_arg(&state, ptr, size);
 	}
 	va_end(ap);
+	if (failed)
+	{
+		free(state.arg_buffer);
+		*arg_buffer = NULL;
+		*arg_buffer_size = 0;
+		return;
+	}
 	starpu_codelet_pack_arg_fini(&state, arg_buffer, arg_buffer_size);
 }
 
@@ -157,6 +180,7 @@ void starpu_codelet_unpack_args_and_copyleft(void *cl_arg, void *buffer, size_t 
 
 struct builder
 {
+	const char *api;			/* the caller, for messages */
 	struct starpu_task *task;
 	struct starpu_codelet *cl;
 	unsigned nbuffers;
@@ -206,21 +230,21 @@ static int builder_add(struct builder *b, starpu_data_handle_t handle, enum star
 	mode &= ~STARPU_SSEND;
 	if (!cl)
 	{
-		rt_error("starpu_task_insert: a data buffer was given to a task without codelet (-EINVAL)");
+		rt_error("%s: a data buffer was given to a task without codelet (-EINVAL)", b->api);
 		return -EINVAL;
 	}
 	if (cl->nbuffers != STARPU_VARIABLE_NBUFFERS)
 	{
 		if ((int) i >= cl->nbuffers)
 		{
-			rt_error("starpu_task_insert: codelet '%s' takes %d buffers, but more were given (-EINVAL)",
+			rt_error("%s: codelet '%s' takes %d buffers, but more were given (-EINVAL)", b->api,
 				 cl->name ? cl->name : "(unnamed)", cl->nbuffers);
 			return -EINVAL;
 		}
 		enum starpu_data_access_mode expected = STARPU_CODELET_GET_MODE(cl, i);
 		if (mode != expected)
 		{
-			rt_error("starpu_task_insert: codelet '%s' buffer %u: mode 0x%x given, the codelet declares 0x%x (-EINVAL)",
+			rt_error("%s: codelet '%s' buffer %u: mode 0x%x given, the codelet declares 0x%x (-EINVAL)", b->api,
 				 cl->name ? cl->name : "(unnamed)", i, (unsigned) mode, (unsigned) expected);
 			return -EINVAL;
 		}
@@ -249,9 +273,10 @@ static int is_data_mode(int type)
 	return type > 0 && type < (1 << STARPU_MODE_SHIFT);
 }
 
-static int task_set_va(struct starpu_task *task, struct starpu_codelet *cl, va_list ap)
+static int task_set_va(const char *api, struct starpu_task *task, struct starpu_codelet *cl, va_list ap)
 {
-	struct builder b = { .task = task, .cl = cl };
+	struct builder b = { .api = api, .task = task, .cl = cl };
+	unsigned nvalues = 0;
 	int ret = 0;
 	task->cl = cl;
 	int type;
@@ -269,6 +294,14 @@ static int task_set_va(struct starpu_task *task, struct starpu_codelet *cl, va_l
 		{
 			void *ptr = va_arg(ap, void *);
 			size_t size = va_arg(ap, size_t);
+			nvalues++;
+			if (!ptr && size)
+			{
+				rt_error("%s: STARPU_VALUE argument %u is NULL with a size of %zu bytes (-EINVAL)", api, nvalues,
+					 size);
+				ret = -EINVAL;
+				break;
+			}
 			if (!b.packing)
 			{
 				starpu_codelet_pack_arg_init(&b.pack);
@@ -332,13 +365,13 @@ static int task_set_va(struct starpu_task *task, struct starpu_codelet *cl, va_l
 			{
 				if (!cl)
 				{
-					rt_error("starpu_task_insert: STARPU_DATA_ARRAY needs a codelet to give the modes (-EINVAL)");
+					rt_error("%s: STARPU_DATA_ARRAY needs a codelet to give the modes (-EINVAL)", api);
 					ret = -EINVAL;
 					break;
 				}
 				if (cl->nbuffers == STARPU_VARIABLE_NBUFFERS && !cl->dyn_modes && b.nbuffers >= STARPU_NMAXBUFS)
 				{
-					rt_error("starpu_task_insert: STARPU_DATA_ARRAY beyond STARPU_NMAXBUFS needs cl->dyn_modes or STARPU_DATA_MODE_ARRAY (-EINVAL)");
+					rt_error("%s: STARPU_DATA_ARRAY beyond STARPU_NMAXBUFS needs cl->dyn_modes or STARPU_DATA_MODE_ARRAY (-EINVAL)", api);
 					ret = -EINVAL;
 					break;
 				}
@@ -435,7 +468,7 @@ static int task_set_va(struct starpu_task *task, struct starpu_codelet *cl, va_l
 			task->sched_data = va_arg(ap, void *);
 			break;
 		default:
-			rt_error("starpu_task_insert: unknown argument type 0x%x (the list must end with 0) (-EINVAL)", (unsigned) type);
+			rt_error("%s: unknown argument type 0x%x (the list must end with 0) (-EINVAL)", api, (unsigned) type);
 			ret = -EINVAL;
 			break;
 		}
@@ -449,7 +482,7 @@ static int task_set_va(struct starpu_task *task, struct starpu_codelet *cl, va_l
 		task->nbuffers = (int) b.nbuffers;
 	else if (!ret && cl && cl->nbuffers != STARPU_VARIABLE_NBUFFERS && (int) b.nbuffers != cl->nbuffers)
 	{
-		rt_error("starpu_task_insert: codelet '%s' takes %d buffers, %u were given (-EINVAL)",
+		rt_error("%s: codelet '%s' takes %d buffers, %u were given (-EINVAL)", api,
 			 cl->name ? cl->name : "(unnamed)", cl->nbuffers, b.nbuffers);
 		ret = -EINVAL;
 	}
@@ -469,7 +502,7 @@ int starpu_task_set(struct starpu_task *task, struct starpu_codelet *cl, ...)
 {
 	va_list ap;
 	va_start(ap, cl);
-	int ret = task_set_va(task, cl, ap);
+	int ret = task_set_va("starpu_task_set", task, cl, ap);
 	va_end(ap);
 	return ret;
 }
@@ -481,7 +514,7 @@ struct starpu_task *starpu_task_build(struct starpu_codelet *cl, ...)
 		return NULL;
 	va_list ap;
 	va_start(ap, cl);
-	int ret = task_set_va(task, cl, ap);
+	int ret = task_set_va("starpu_task_build", task, cl, ap);
 	va_end(ap);
 	if (ret)
 	{
@@ -491,12 +524,12 @@ struct starpu_task *starpu_task_build(struct starpu_codelet *cl, ...)
 	return task;
 }
 
-static int insert_va(struct starpu_codelet *cl, va_list ap)
+static int insert_va(const char *api, struct starpu_codelet *cl, va_list ap)
 {
 	struct starpu_task *task = starpu_task_create();
 	if (!task)
 		return -ENOMEM;
-	int ret = task_set_va(task, cl, ap);
+	int ret = task_set_va(api, task, cl, ap);
 	if (!ret)
 		ret = starpu_task_submit(task);
 	if (ret)
@@ -512,7 +545,7 @@ int starpu_task_insert(struct starpu_codelet *cl, ...)
 {
 	va_list ap;
 	va_start(ap, cl);
-	int ret = insert_va(cl, ap);
+	int ret = insert_va("starpu_task_insert", cl, ap);
 	va_end(ap);
 	return ret;
 }
@@ -521,7 +554,7 @@ int starpu_insert_task(struct starpu_codelet *cl, ...)
 {
 	va_list ap;
 	va_start(ap, cl);
-	int ret = insert_va(cl, ap);
+	int ret = insert_va("starpu_insert_task", cl, ap);
 	va_end(ap);
 	return ret;
 }

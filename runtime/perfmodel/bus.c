@@ -27,6 +27,7 @@
 #include "core/rt.h"
 #include "core/sim_loader.h"
 #include "data/memory.h"
+#include "os/regular_file.h"
 
 #include <errno.h>
 #include <hwloc.h>
@@ -88,12 +89,25 @@ static int write_matrix(const char *path, double m[STARPU_MAXNODES][STARPU_MAXNO
 	return ret;
 }
 
+/* Opens a bus file for reading: never blocks on a FIFO, refuses what is
+ * not a regular file (-EINVAL). */
+static FILE *open_read(const char *path, int *err)
+{
+	int fd = os_open_regular(path, O_RDONLY, 0, NULL, NULL);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	*err = fd < 0 ? fd : f ? 0 : -errno;
+	if (fd >= 0 && !f)
+		close(fd);
+	return f;
+}
+
 /* Reads a matrix file; values beyond our nodes stay NAN. */
 static int read_matrix(const char *path, double m[STARPU_MAXNODES][STARPU_MAXNODES])
 {
-	FILE *f = fopen(path, "r");
+	int err;
+	FILE *f = open_read(path, &err);
 	if (!f)
-		return -errno;
+		return err;
 	for (unsigned i = 0; i < STARPU_MAXNODES; i++)
 		for (unsigned j = 0; j < STARPU_MAXNODES; j++)
 			m[i][j] = NAN;
@@ -149,9 +163,10 @@ static int write_config(const char *path, const struct pm_bus *b)
 
 static int read_config(const char *path, struct pm_bus *b)
 {
-	FILE *f = fopen(path, "r");
+	int err;
+	FILE *f = open_read(path, &err);
 	if (!f)
-		return -errno;
+		return err;
 	unsigned v[6];
 	unsigned n = 0;
 	char line[512];
@@ -215,6 +230,7 @@ int pm_bus_save(const struct pm_bus *b)
 	int ret = pm_mkdir_p(dir);
 	if (ret)
 		return ret;
+	pm_remove_stale_tmp(dir, 1);
 	double m[STARPU_MAXNODES][STARPU_MAXNODES];
 	memcpy(m, b->bandwidth, sizeof(m));
 	pm_bus_file("bandwidth", path, sizeof(path));

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "perfmodel/perfmodel.h"
 #include "core/rt.h"
+#include "os/regular_file.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -27,6 +28,9 @@ static os_mutex_t pm_registry_lock = OS_MUTEX_INITIALIZER;
 static struct starpu_perfmodel_state *registry;
 /* Whether a save failed this session: the message is printed once. */
 static int save_failure_reported;
+/* Stale temporary files of the models' directory removed this session
+ * (pm_state_save; reset by pm_init). */
+static int stale_tmp_removed;
 
 static int env_uint(const char *var, unsigned long max, unsigned long *out)
 {
@@ -562,9 +566,18 @@ static void mlr_save_rows(struct starpu_perfmodel *model, struct pm_comb *comb, 
 	*strrchr(dir, '/') = '\0';
 	if (pm_mkdir_p(dir))
 		return;
-	FILE *f = fopen(path, "a+");
+	/* A FIFO there would block the read-back below forever: refused. */
+	const char *kind;
+	int fd = os_open_regular(path, O_RDWR | O_CREAT | O_APPEND, 0644, NULL, &kind);
+	FILE *f = fd >= 0 ? fdopen(fd, "a+") : NULL;
 	if (!f)
+	{
+		if (kind)
+			rt_warn("multiple-regression rows of model '%s' not saved: %s is %s", model->symbol, path, kind);
+		if (fd >= 0)
+			close(fd);
 		return;
+	}
 	fseek(f, 0, SEEK_END);
 	unsigned np = im->mlr_new.nparams, stride = 1 + np;
 	if (ftell(f) == 0)
@@ -651,6 +664,13 @@ int pm_state_save(struct starpu_perfmodel_state *st)
 				 dir, strerror(-lockfd));
 		save_failure_reported = 1;
 		return lockfd;
+	}
+
+	/* Once per session, under the lock: what killed writers left. */
+	if (!stale_tmp_removed)
+	{
+		pm_remove_stale_tmp(dir, 0);
+		stale_tmp_removed = 1;
 	}
 
 	struct pm_data out, disk;
@@ -753,6 +773,7 @@ int pm_init(void)
 		return ret;
 	pm_workers_archs_setup();
 	save_failure_reported = 0;
+	stale_tmp_removed = 0;
 	return pm_bus_setup(rt.conf.bus_calibrate > 0);
 }
 

@@ -27,6 +27,7 @@
  * sizes, truncation) are rejected, never half-loaded.
  */
 #include "perfmodel/perfmodel.h"
+#include "os/regular_file.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -87,7 +88,12 @@ static int next_line(struct reader *r, const char *what)
 			return fail(r, "line longer than %d characters", MAX_LINE - 1);
 		memcpy(r->buf, r->p, len);
 		r->buf[len] = '\0';
-		if (len && r->buf[len - 1] == '\r')
+		/* A line ends at '\n', with every '\r' before it dropped: a
+		 * CRLF file reads as its LF twin, and so does a line ending in
+		 * "\r\r\n" (keeping one '\r' of a comment that is written
+		 * back, "# Vela:" lines or a multiple-regression header, lost
+		 * one per rewrite: writing was not a fixed point). */
+		while (len && r->buf[len - 1] == '\r')
 			r->buf[--len] = '\0';
 		r->p = nl ? nl + 1 : r->end;
 		const char *s = r->buf;
@@ -538,20 +544,24 @@ int pm_file_read_all(const char *path, char **bufp, size_t *lenp, char *err, siz
 {
 	*bufp = NULL;
 	*lenp = 0;
-	FILE *f = fopen(path, "rb");
+	/* Never blocks: a FIFO named like a model is refused, not waited on. */
+	const char *kind;
+	int fd = os_open_regular(path, O_RDONLY, 0, NULL, &kind);
+	if (fd < 0)
+	{
+		if (kind)
+			snprintf(err, errsize, "%s: %s, not a model file", path, kind);
+		else if (fd != -ENOENT)
+			snprintf(err, errsize, "%s: cannot open: %s", path, strerror(-fd));
+		return fd;
+	}
+	FILE *f = fdopen(fd, "rb");
 	if (!f)
 	{
 		int e = errno;
-		if (e != ENOENT)
-			snprintf(err, errsize, "%s: cannot open: %s", path, strerror(e));
+		close(fd);
+		snprintf(err, errsize, "%s: cannot open: %s", path, strerror(e));
 		return -e;
-	}
-	struct stat st;
-	if (fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode))
-	{
-		fclose(f);
-		snprintf(err, errsize, "%s: not a regular file", path);
-		return -EINVAL;
 	}
 	size_t cap = 65536, len = 0;
 	char *buf = malloc(cap + 1);

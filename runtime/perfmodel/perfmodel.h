@@ -219,6 +219,11 @@ int pm_mkdir_p(const char *path);
  * descriptor to pass to pm_dir_unlock, or a negative errno. */
 int pm_dir_lock(const char *dir);
 void pm_dir_unlock(int fd);
+/* Removes from dir the temporary files "<file>.tmp.<pid>" of this host's
+ * files (host_is_prefix: bus files "<host>.*", else models "*.<host>")
+ * left by processes that no longer exist (killed while writing). Returns
+ * how many, or a negative errno. */
+int pm_remove_stale_tmp(const char *dir, int host_is_prefix);
 
 /* ------------------------------------------------------------------ */
 /* Model states (model.c): the private state behind model->state (the

@@ -12,11 +12,19 @@
  * file, never a torn one. Read-modify-write cycles of concurrent processes
  * are serialised by an flock() on the lock file, which lives outside the
  * 45/ directory so that StarPU's tools do not list it as a model.
+ *
+ * A process killed between creating its temporary file and the rename
+ * leaves "<file>.tmp.<pid>" behind; the next process to write the
+ * directory removes those of this host's files whose process is gone
+ * (pm_remove_stale_tmp).
  */
 #include "perfmodel/perfmodel.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,4 +154,48 @@ int pm_file_save_atomic(const char *path, const struct pm_data *d, struct starpu
 		unlink(tmp);
 	}
 	return ret;
+}
+
+/* Whether name is "<base>.tmp.<pid>" with base one of this host's files
+ * (host_is_prefix: "<host>.<what>", bus files; else "<symbol>.<host>",
+ * models); *pid gets the number. */
+static int stale_tmp_name(const char *name, const char *host, int host_is_prefix, long *pid)
+{
+	const char *t = strstr(name, ".tmp.");
+	if (!t)
+		return 0;
+	const char *digits = t + 5;
+	if (!*digits || strspn(digits, "0123456789") != strlen(digits) || strlen(digits) > 9)
+		return 0;
+	size_t base = (size_t) (t - name), hl = strlen(host);
+	if (base <= hl + 1)
+		return 0;
+	if (host_is_prefix ? strncmp(name, host, hl) || name[hl] != '.'
+			   : name[base - hl - 1] != '.' || strncmp(name + base - hl, host, hl))
+		return 0;
+	*pid = strtol(digits, NULL, 10);
+	return *pid > 0;
+}
+
+int pm_remove_stale_tmp(const char *dir, int host_is_prefix)
+{
+	pm_settings_load(0, -1);
+	DIR *d = opendir(dir);
+	if (!d)
+		return -errno;
+	int removed = 0;
+	struct dirent *e;
+	while ((e = readdir(d)))
+	{
+		long pid;
+		if (!stale_tmp_name(e->d_name, pm_conf.hostname, host_is_prefix, &pid) || pid == (long) getpid())
+			continue;
+		/* EPERM: alive, another user's. Only a process that is gone. */
+		if (kill((pid_t) pid, 0) == 0 || errno != ESRCH)
+			continue;
+		if (unlinkat(dirfd(d), e->d_name, 0) == 0)
+			removed++;
+	}
+	closedir(d);
+	return removed;
 }

@@ -87,7 +87,7 @@ static void read_prefetch_flag(void)
 		prefetch_flag = v != 0;
 }
 
-static void list_names(char *buf, size_t len)
+void sched_policy_names(char *buf, size_t len)
 {
 	size_t off = 0;
 	buf[0] = 0;
@@ -101,16 +101,18 @@ int sched_setup(void)
 	read_prefetch_flag();
 	struct starpu_sched_policy *policy = conf->sched_policy;
 	const char *name = conf->sched_policy_name;
-	if (!policy && name)
+	if (!policy && name && *name)
 	{
 		if (strcmp(name, "help") == 0)
 			sched_print_policies(stderr);
 		else if (!(policy = sched_find_policy(name)))
 		{
+			/* conf_resolve refuses it first; kept for callers that
+			 * did not go through it. */
 			char names[512];
-			list_names(names, sizeof(names));
-			rt_error("starpu_init: unknown scheduling policy '%s' (STARPU_SCHED or conf.sched_policy_name); "
-				 "valid policies: %s; using the default '%s'", name, names, SCHED_DEFAULT_POLICY);
+			sched_policy_names(names, sizeof(names));
+			rt_error("starpu_init: unknown scheduling policy '%s'; valid policies: %s (-EINVAL)", name, names);
+			return -EINVAL;
 		}
 	}
 	if (!policy)

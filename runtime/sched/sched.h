@@ -52,6 +52,8 @@ void sched_teardown(void);
 
 struct starpu_sched_policy *sched_find_policy(const char *name);
 void sched_print_policies(FILE *f);
+/* The predefined policies' names, comma-separated, into buf. */
+void sched_policy_names(char *buf, size_t len);
 
 /* Hands a ready job whose data access is granted to its policy. */
 void sched_push_job(struct job *job);

@@ -268,6 +268,63 @@ static void test_bad_worker(void)
 	starpu_shutdown();
 }
 
+/* A STARPU_VALUE with a NULL pointer and a size (issue 22 item 10:
+ * memcpy from NULL, a segfault, in Vela and in StarPU 1.3): -EINVAL naming
+ * the argument, from every entry point that packs values. A NULL value of
+ * size 0 is no value at all, and fine. */
+static void test_null_value(void)
+{
+	CU_ASSERT_EQUAL_FATAL(start(), 0);
+	int one = 1;
+	vtest_capture_stderr_begin();
+	int r1 = starpu_task_insert(&count_cl, STARPU_VALUE, NULL, (size_t) 16, 0);
+	int r2 = starpu_insert_task(&count_cl, STARPU_VALUE, &one, sizeof(one), STARPU_VALUE, NULL, (size_t) 8, 0);
+	struct starpu_task *t = starpu_task_build(&count_cl, STARPU_VALUE, NULL, (size_t) 4, 0);
+	struct starpu_task *u = starpu_task_create();
+	int r3 = starpu_task_set(u, &count_cl, STARPU_VALUE, NULL, (size_t) 4, 0);
+	void *buf = (void *) 0x1;
+	size_t size = 99;
+	starpu_codelet_pack_args(&buf, &size, STARPU_VALUE, &one, sizeof(one), STARPU_VALUE, NULL, (size_t) 32, 0);
+	const char *msg = vtest_capture_stderr_end();
+	CU_ASSERT_EQUAL(r1, -EINVAL);
+	CU_ASSERT_EQUAL(r2, -EINVAL);
+	CU_ASSERT_PTR_NULL(t);
+	CU_ASSERT_EQUAL(r3, -EINVAL);
+	CU_ASSERT_PTR_NULL(buf);
+	CU_ASSERT_EQUAL(size, 0);
+	CU_ASSERT(contains(msg, "starpu_task_insert: STARPU_VALUE argument 1 is NULL with a size of 16 bytes"));
+	CU_ASSERT(contains(msg, "starpu_insert_task: STARPU_VALUE argument 2 is NULL with a size of 8 bytes"));
+	CU_ASSERT(contains(msg, "starpu_task_build: STARPU_VALUE argument 1 is NULL"));
+	CU_ASSERT(contains(msg, "starpu_task_set: STARPU_VALUE argument 1 is NULL"));
+	CU_ASSERT(contains(msg, "starpu_codelet_pack_args: STARPU_VALUE argument 2 is NULL with a size of 32 bytes"));
+	starpu_task_destroy(u);
+
+	/* One at a time: no error return, so zeros keep the layout. */
+	struct starpu_codelet_pack_arg_data st;
+	starpu_codelet_pack_arg_init(&st);
+	vtest_capture_stderr_begin();
+	starpu_codelet_pack_arg(&st, NULL, sizeof(double));
+	msg = vtest_capture_stderr_end();
+	int seven = 7;
+	starpu_codelet_pack_arg(&st, &seven, sizeof(seven));
+	void *arg;
+	size_t argsize;
+	starpu_codelet_pack_arg_fini(&st, &arg, &argsize);
+	CU_ASSERT(contains(msg, "starpu_codelet_pack_arg: argument 1 is NULL"));
+	double d = -1;
+	int i = 0;
+	starpu_codelet_unpack_args(arg, &d, &i);
+	CU_ASSERT_EQUAL(d, 0.0);
+	CU_ASSERT_EQUAL(i, 7);
+	free(arg);
+
+	/* Size 0: nothing to copy. */
+	CU_ASSERT_EQUAL(starpu_task_insert(&count_cl, STARPU_VALUE, NULL, (size_t) 0, 0), 0);
+	CU_ASSERT_EQUAL(starpu_task_wait_for_all(), 0);
+	check_still_works();
+	starpu_shutdown();
+}
+
 static void test_uninitialised_task_and_conf(void)
 {
 	CU_ASSERT_EQUAL_FATAL(start(), 0);
@@ -415,6 +472,9 @@ static void test_deadlock_from_codelet_and_callback(void)
 
 /* ---------------------------------------------------------------- env */
 
+/* An unknown policy is refused like any malformed value (issue 22 item
+ * 12; StarPU 1.3 warns and runs with its default instead), naming the
+ * variable or the conf field and listing the valid names. */
 static void test_unknown_sched(void)
 {
 	vtest_setenv("STARPU_SCHED", "no-such-policy");
@@ -422,16 +482,34 @@ static void test_unknown_sched(void)
 	int ret = starpu_init(NULL);
 	const char *msg = vtest_capture_stderr_end();
 	vtest_env_restore();
-	CU_ASSERT_EQUAL_FATAL(ret, 0);
-	CU_ASSERT(contains(msg, "no-such-policy"));
-	/* The message lists the valid names... */
+	CU_ASSERT_EQUAL(ret, -EINVAL);
+	CU_ASSERT_FALSE(starpu_is_initialized());
+	if (ret == 0)
+		starpu_shutdown();
+	CU_ASSERT(contains(msg, "STARPU_SCHED='no-such-policy'"));
+	/* The message lists the valid names. */
 	CU_ASSERT(contains(msg, "eager"));
 	CU_ASSERT(contains(msg, "prio"));
 	CU_ASSERT(contains(msg, "lws"));
-	/* ...and the default is used. */
-	struct starpu_sched_policy *p = starpu_sched_ctx_get_sched_policy(0);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-	CU_ASSERT_STRING_EQUAL(p->policy_name, "lws");
+	CU_ASSERT(contains(msg, "dmdas"));
+
+	struct starpu_conf conf;
+	starpu_conf_init(&conf);
+	conf.sched_policy_name = "dmdaa";
+	vtest_capture_stderr_begin();
+	ret = starpu_init(&conf);
+	msg = vtest_capture_stderr_end();
+	CU_ASSERT_EQUAL(ret, -EINVAL);
+	CU_ASSERT_FALSE(starpu_is_initialized());
+	if (ret == 0)
+		starpu_shutdown();
+	CU_ASSERT(contains(msg, "conf.sched_policy_name='dmdaa'"));
+
+	/* StarPU's names of the component policies are accepted. */
+	vtest_setenv("STARPU_SCHED", "modular-eager");
+	ret = starpu_init(NULL);
+	vtest_env_restore();
+	CU_ASSERT_EQUAL_FATAL(ret, 0);
 	check_still_works();
 	starpu_shutdown();
 }
@@ -636,6 +714,7 @@ static const struct vtest_case submit_cases[] =
 	{ "nbuffers_mismatch", test_nbuffers_mismatch },
 	{ "null_handle", test_null_handle },
 	{ "bad_worker", test_bad_worker },
+	{ "null_value", test_null_value },
 	{ "uninitialised_task_and_conf", test_uninitialised_task_and_conf },
 	VTEST_END
 };

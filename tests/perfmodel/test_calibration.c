@@ -11,10 +11,12 @@
 #define _GNU_SOURCE
 #include <starpu.h>
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "vtest.h"
@@ -568,6 +570,68 @@ static void test_corrupt_file(void)
 	unlink(path);
 }
 
+/* Temporary files of writers killed before their rename (issue 22 item
+ * 11): the next session that saves a model removes those of processes
+ * that are gone, for this host's models and bus files only; a live
+ * process's file and other hosts' files stay. */
+static struct starpu_perfmodel stale_model = { .type = STARPU_HISTORY_BASED, .symbol = "vtest_stale" };
+static struct starpu_codelet stale_cl = { .cpu_funcs = { kernel }, .nbuffers = 1, .modes = { STARPU_RW }, .model = &stale_model };
+
+static void touch(const char *path)
+{
+	FILE *f = fopen(path, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	fputs("45\n", f);	/* a torn model */
+	fclose(f);
+}
+
+static void test_stale_tmp(void)
+{
+	/* A pid that existed and is gone: a child that has exited. */
+	pid_t dead = fork();
+	CU_ASSERT_FATAL(dead >= 0);
+	if (dead == 0)
+		_exit(0);
+	waitpid(dead, NULL, 0);
+	pid_t live = getppid();
+	char dead_model[1200], live_model[1200], other_host[1200], dead_bus[1200], not_tmp[1200];
+	snprintf(dead_model, sizeof(dead_model), "%s.tmp.%ld", model_path("vtest_killed"), (long) dead);
+	snprintf(live_model, sizeof(live_model), "%s.tmp.%ld", model_path("vtest_writing"), (long) live);
+	snprintf(other_host, sizeof(other_host), "%s/codelets/45/vtest_killed.otherhost.tmp.%ld", sampling, (long) dead);
+	snprintf(not_tmp, sizeof(not_tmp), "%s.tmp.12x", model_path("vtest_killed"));
+	snprintf(dead_bus, sizeof(dead_bus), "%s/bus/" HOST ".bandwidth.tmp.%ld", sampling, (long) dead);
+	char dir[700];
+	static const char *const sub[] = { "", "/codelets", "/codelets/45", "/bus" };
+	for (unsigned i = 0; i < 4; i++)
+	{
+		snprintf(dir, sizeof(dir), "%s%s", sampling, sub[i]);
+		mkdir(dir, 0755);
+	}
+	touch(dead_model);
+	touch(live_model);
+	touch(other_host);
+	touch(not_tmp);
+	touch(dead_bus);
+
+	start("1", "2");
+	run(&stale_cl, 100, 2, -1);
+	stop();
+	CU_ASSERT(access(model_path("vtest_stale"), F_OK) == 0);
+	CU_ASSERT(access(dead_model, F_OK) == -1 && errno == ENOENT);
+	CU_ASSERT(access(live_model, F_OK) == 0);
+	CU_ASSERT(access(other_host, F_OK) == 0);
+	CU_ASSERT(access(not_tmp, F_OK) == 0);
+	/* The bus directory: when the bus is written (calibrated again). */
+	vtest_setenv("STARPU_BUS_CALIBRATE", "1");
+	start("0", "2");
+	stop();
+	vtest_setenv("STARPU_BUS_CALIBRATE", NULL);
+	CU_ASSERT(access(dead_bus, F_OK) == -1 && errno == ENOENT);
+	unlink(live_model);
+	unlink(other_host);
+	unlink(not_tmp);
+}
+
 /* A symbol that cannot name a file is refused, not used as a path. */
 static struct starpu_perfmodel evil_model = { .type = STARPU_HISTORY_BASED, .symbol = "../../evil" };
 static struct starpu_codelet evil_cl = { .cpu_funcs = { kernel }, .nbuffers = 1, .modes = { STARPU_RW }, .model = &evil_model };
@@ -654,6 +718,7 @@ int main(int argc, char **argv)
 		{ "unwritable model directory: reported once, run goes on", test_unwritable_dir },
 		{ "corrupt model file: reported with file:line, ignored, kept", test_corrupt_file },
 		{ "symbols that cannot name a file", test_bad_symbol },
+		{ "temporary files of killed writers removed", test_stale_tmp },
 		{ "list, print, combs, XML", test_list_print },
 		VTEST_END
 	};

@@ -306,7 +306,7 @@ static void test_files(void)
 	char err[512];
 	CU_ASSERT(pm_file_load("/nonexistent/model.vm", &d, err, sizeof(err)) == -ENOENT);
 	CU_ASSERT(pm_file_load("/", &d, err, sizeof(err)) == -EINVAL);
-	CU_ASSERT(strstr(err, "not a regular file") != NULL);
+	CU_ASSERT(strstr(err, "a directory, not a model file") != NULL);
 }
 
 int main(int argc, char **argv)

@@ -18,6 +18,7 @@
 #include <starpu.h>
 #include <starpu_scheduler.h>
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -394,8 +395,11 @@ static void test_pop_task_worker_cannot_run(void)
 
 /* StarPU 1.3.10, given an unknown policy name, prints a warning on stderr
  * ("scheduling policy ... was not found", even with STARPU_SILENT set) and
- * falls back to its default policy (lws); starpu_init still returns 0. We
- * only require that init succeeds and tasks run, not which fallback. */
+ * falls back to its default policy (lws); starpu_init still returns 0.
+ * Vela refuses it instead (issue 22): starpu_init returns -EINVAL, names
+ * the field and lists the policies, as for every malformed setting, so
+ * that a typo cannot turn into a run under another policy. Our policy was
+ * not asked for, so it must not have been touched either. */
 static void test_nonexistent_policy_name(void)
 {
 	reset_counters();
@@ -404,15 +408,17 @@ static void test_nonexistent_policy_name(void)
 	conf.sched_policy_name = "nonexistent-policy";
 	conf.ncuda = 0;
 	conf.nopencl = 0;
-	CU_ASSERT_EQUAL_FATAL(starpu_init(&conf), 0);
-
-	submit_work(100);
-	CU_ASSERT_EQUAL(starpu_task_wait_for_all(), 0);
-	CU_ASSERT_EQUAL(atomic_load(&n_exec), 100);
-	/* Our policy was not asked for, so it must not have been used. */
+	vtest_capture_stderr_begin();
+	int ret = starpu_init(&conf);
+	const char *msg = vtest_capture_stderr_end();
+	CU_ASSERT_EQUAL(ret, -EINVAL);
+	if (ret == 0)
+		starpu_shutdown();
+	CU_ASSERT_FALSE(starpu_is_initialized());
+	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "conf.sched_policy_name='nonexistent-policy'"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "lws"));
 	CU_ASSERT_EQUAL(atomic_load(&n_init), 0);
 	CU_ASSERT_EQUAL(atomic_load(&n_push), 0);
-	starpu_shutdown();
 }
 
 static const struct vtest_case custom_cases[] =
