@@ -493,7 +493,7 @@ int vela_task_set_va(struct starpu_task *task, struct starpu_codelet *cl, va_lis
 {
 	va_list ap;
 	va_copy(ap, varg_list);
-	int ret = task_set_va(task, cl, ap);
+	int ret = task_set_va("starpu_mpi_task_insert", task, cl, ap);
 	va_end(ap);
 	return ret;
 }
