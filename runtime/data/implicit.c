@@ -108,8 +108,7 @@ struct job *data_internal_job_locked(starpu_data_handle_t h, struct starpu_task 
 	t->destroy = 1;
 	t->sched_ctx = 0;
 	struct job *job = job_get(t);
-	job_reset(job);
-	job->id = atomic_fetch_add_explicit(&rt.next_job_id, 1, memory_order_relaxed) + 1;
+	job_reset(job, 1);	/* a fresh task: it cannot be submitted already */
 	job->sched_ctx = 0;
 	job->nbuffers = 1;
 	struct job_buffer *b = &job->buffers[0];
