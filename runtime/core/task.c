@@ -233,9 +233,9 @@ static int task_check_buffers(struct starpu_task *task)
 			 starpu_task_get_name(task), n, STARPU_NMAXBUFS);
 		return -EINVAL;
 	}
-	if (n > STARPU_NMAXBUFS && cl->nbuffers != STARPU_VARIABLE_NBUFFERS && !cl->dyn_modes)
+	if (n > STARPU_NMAXBUFS && cl->nbuffers != STARPU_VARIABLE_NBUFFERS && !cl->dyn_modes && !task->dyn_modes)
 	{
-		rt_error("starpu_task_submit: codelet '%s' has %d buffers, more than STARPU_NMAXBUFS (%d): use cl->dyn_modes (-EINVAL)",
+		rt_error("starpu_task_submit: codelet '%s' has %d buffers, more than STARPU_NMAXBUFS (%d): use cl->dyn_modes or task->dyn_modes (-EINVAL)",
 			 starpu_task_get_name(task), n, STARPU_NMAXBUFS);
 		return -EINVAL;
 	}
