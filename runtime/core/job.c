@@ -178,6 +178,15 @@ static void job_run_noop(struct job *job)
 		if (!t->deferred_head)
 			t->deferred_tail = NULL;
 		j->task->status = STARPU_TASK_RUNNING;
+		/* As in StarPU, the pop prologue runs for tasks that go
+		 * through no worker too. */
+		if (j->kind == JOB_TASK && j->task->prologue_callback_pop_func)
+		{
+			int was = t->in_callback;
+			t->in_callback = 1;
+			j->task->prologue_callback_pop_func(j->task->prologue_callback_pop_arg);
+			t->in_callback = was;
+		}
 		job_term_release(j);
 	}
 	t->draining = 0;

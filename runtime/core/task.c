@@ -205,12 +205,18 @@ static int task_has_worker(struct starpu_task *task)
 		}
 		return 0;
 	}
-	if (!cl->can_execute && (where & rt.worker_mask))
+	if (!cl->can_execute && !task->workerids_len && (where & rt.worker_mask))
 		return 0;
 	for (unsigned i = 0; i < rt.nworkers; i++)
 		if (worker_first_impl(&rt.workers[i], task) >= 0)
 			return 0;
 	char b1[64];
+	if (task->workerids_len)
+	{
+		rt_error("starpu_task_submit: none of the workers task->workerids allows (%u words) can run codelet '%s' "
+			 "(it runs on: %s) (-ENODEV)", task->workerids_len, starpu_task_get_name(task), where_string(where, b1, sizeof(b1)));
+		return -ENODEV;
+	}
 	rt_error("starpu_task_submit: no worker can run codelet '%s' (it runs on: %s; %u CPU workers) (-ENODEV)",
 		 starpu_task_get_name(task), where_string(where, b1, sizeof(b1)), rt.ncpus);
 	return -ENODEV;
