@@ -203,6 +203,13 @@ static struct job *implicit_deps_locked(starpu_data_handle_t h, struct job_buffe
 	return closer;
 }
 
+/* A writer defines the data, in submission order (h->lock held). */
+static void note_access_locked(starpu_data_handle_t h, unsigned mode)
+{
+	if ((mode & STARPU_W) && !(mode & (STARPU_REDUX | STARPU_SCRATCH)))
+		h->seq_undefined = 0;
+}
+
 void data_implicit_deps(struct job *job)
 {
 	struct job *closers[8];
@@ -214,6 +221,7 @@ void data_implicit_deps(struct job *job)
 		os_mutex_lock(&h->lock);
 		h->nrefs++;
 		struct job *closer = b->seq_consistent ? implicit_deps_locked(h, b) : NULL;
+		note_access_locked(h, b->mode);
 		os_mutex_unlock(&h->lock);
 		if (closer)
 		{
@@ -273,6 +281,7 @@ void data_implicit_register_locked(struct job_buffer *b)
 		if (closer)
 			job_dep_release(closer);
 	}
+	note_access_locked(h, b->mode);
 }
 
 void data_implicit_free(starpu_data_handle_t h)
