@@ -312,7 +312,7 @@ static void job_resubmit(struct job *job)
 		rt_error("regenerated task '%s' could not be resubmitted", starpu_task_get_name(task));
 		return;
 	}
-	if (job->tag)
+	if (__atomic_load_n(&job->tag, __ATOMIC_ACQUIRE))
 		tag_job_restart(job);
 	deps_job_submitted(job);
 	data_implicit_deps(job);
@@ -390,7 +390,7 @@ static void job_terminate(struct job *job)
 	unsigned long id = job->id;
 	int counted = job->counted;
 	unsigned ctx_id = job->sched_ctx;
-	struct tag *tag = task->use_tag ? job->tag : NULL;
+	struct tag *tag = task->use_tag ? __atomic_load_n(&job->tag, __ATOMIC_ACQUIRE) : NULL;
 	int regenerate = task->regenerate;
 	void (*cb)(void *) = task->callback_func;
 	if (!cb && task->cl)

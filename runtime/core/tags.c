@@ -290,7 +290,7 @@ void tag_job_done(struct tag *t, struct job *job, void (*close_locked)(struct jo
 	/* A task that another one replaced as the tag's carrier lets go of it
 	 * (the tag no longer knows it). */
 	if (t->job != job)
-		job->tag = NULL;
+		__atomic_store_n(&job->tag, NULL, __ATOMIC_RELEASE);
 	os_mutex_unlock(job_lock(job));
 	if (t->ncarriers)
 		t->ncarriers--;
@@ -342,11 +342,11 @@ int tag_attach_job(struct job *job, starpu_tag_t id, int again)
 		 * still running (its termination does it then). */
 		os_mutex_lock(job_lock(old));
 		if (!old->submitted && !old->ending && old->tag == t)
-			old->tag = NULL;
+			__atomic_store_n(&old->tag, NULL, __ATOMIC_RELEASE);
 		os_mutex_unlock(job_lock(old));
 	}
 	t->job = job;
-	job->tag = t;
+	__atomic_store_n(&job->tag, t, __ATOMIC_RELEASE);
 	arm_locked(t, job, again || job->task->regenerate);
 	os_mutex_unlock(&t->lock);
 	return 0;
@@ -354,7 +354,7 @@ int tag_attach_job(struct job *job, starpu_tag_t id, int again)
 
 void tag_job_restart(struct job *job)
 {
-	struct tag *t = job->tag;
+	struct tag *t = __atomic_load_n(&job->tag, __ATOMIC_ACQUIRE);
 	os_mutex_lock(&t->lock);
 	t->job = job;
 	arm_locked(t, job, 1);
@@ -363,20 +363,27 @@ void tag_job_restart(struct job *job)
 
 void tag_job_forget(struct job *job)
 {
-	/* Read under the job's lock: a task taking the tag over may clear it. */
+	if (!__atomic_load_n(&job->tag, __ATOMIC_ACQUIRE))
+		return;
+	/* Under tags_lock, starpu_tag_remove cannot free the tag meanwhile;
+	 * job->tag is read under the job's lock: a task taking the tag over,
+	 * or the tag's removal, may clear it. */
+	os_mutex_lock(&tags_lock);
 	os_mutex_lock(job_lock(job));
 	struct tag *t = job->tag;
-	job->tag = NULL;
+	__atomic_store_n(&job->tag, NULL, __ATOMIC_RELEASE);
 	os_mutex_unlock(job_lock(job));
-	if (!t)
-		return;
-	os_mutex_lock(&t->lock);
-	if (t->job == job)
+	if (t)
 	{
-		t->job = NULL;
-		t->job_waiting = 0;
+		os_mutex_lock(&t->lock);
+		if (t->job == job)
+		{
+			t->job = NULL;
+			t->job_waiting = 0;
+		}
+		os_mutex_unlock(&t->lock);
 	}
-	os_mutex_unlock(&t->lock);
+	os_mutex_unlock(&tags_lock);
 }
 
 /* ------------------------------------------------------------------ */
@@ -704,6 +711,17 @@ void starpu_tag_remove(starpu_tag_t id)
 		return;
 	}
 	int t_done = t->state == TAG_DONE;
+	/* The task that carried it last forgets it (it cannot be freed
+	 * meanwhile: its tag_job_forget waits for tags_lock). */
+	struct job *carrier = t->job;
+	t->job = NULL;
+	if (carrier)
+	{
+		os_mutex_lock(job_lock(carrier));
+		if (carrier->tag == t)
+			__atomic_store_n(&carrier->tag, NULL, __ATOMIC_RELEASE);
+		os_mutex_unlock(job_lock(carrier));
+	}
 	os_mutex_unlock(&t->lock);
 	/* Unlink from the table, then drop the edges on both sides. Holding
 	 * tags_lock keeps anyone from finding t meanwhile. */
@@ -738,8 +756,6 @@ void starpu_tag_remove(starpu_tag_t id)
 	if (released)
 		rt_warn("starpu_tag_remove: tag %llu was removed before being done; %d tag(s) depending on it no longer wait for it",
 			(unsigned long long) id, released);
-	if (t->job)
-		t->job->tag = NULL;
 	tag_free(t);
 }
 
@@ -753,7 +769,7 @@ void tags_fini(void)
 		{
 			struct tag *next = t->hnext;
 			if (t->job)
-				t->job->tag = NULL;
+				__atomic_store_n(&t->job->tag, NULL, __ATOMIC_RELEASE);
 			tag_free(t);
 			t = next;
 		}

@@ -12,9 +12,10 @@
  *
  * Tags live in a hash table protected by tags_lock (structure only: insert,
  * lookup, remove); each tag's state, its groups' counts and its lists are
- * protected by its own lock. Lock order: tags_lock before a tag's lock;
- * never two tags' locks at once; a tag's lock before a job's lock (which is
- * a leaf).
+ * protected by its own lock. Lock order: tags_lock before a tag's lock or
+ * a job's lock; never two tags' locks at once; a tag's lock before a job's
+ * lock. A job's tag pointer (job->tag) is written under the job's lock
+ * (atomically: job_fini glances at it without).
  */
 #ifndef VELA_TAGS_H
 #define VELA_TAGS_H

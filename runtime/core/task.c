@@ -368,7 +368,8 @@ int starpu_task_submit(struct starpu_task *task)
 		job->nbuffers = 0;
 
 	/* The tag the task carried last time, if it changed. */
-	if (job->tag && (!task->use_tag || tag_id_of(job->tag) != task->tag_id))
+	struct tag *last_tag = __atomic_load_n(&job->tag, __ATOMIC_ACQUIRE);
+	if (last_tag && (!task->use_tag || tag_id_of(last_tag) != task->tag_id))
 		tag_job_forget(job);
 	if (task->use_tag && (ret = tag_attach_job(job, task->tag_id, again)))
 	{

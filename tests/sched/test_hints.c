@@ -125,7 +125,7 @@ static void order_cpu(void *buffers[], void *cl_arg)
 	(void) buffers;
 	int i = atomic_fetch_add(&norder, 1);
 	if (i < 16)
-		order_seen[i] = (int) (intptr_t) cl_arg;
+		__atomic_store_n(&order_seen[i], (int) (intptr_t) cl_arg, __ATOMIC_SEQ_CST);
 }
 
 static struct starpu_codelet order_cl =
@@ -158,7 +158,7 @@ static void test_workerorder(void)
 	CU_ASSERT_EQUAL(starpu_task_wait_for_all(), 0);
 	CU_ASSERT_EQUAL(atomic_load(&norder), 5);
 	for (int i = 0; i < 5; i++)
-		CU_ASSERT_EQUAL(order_seen[i], i + 1);
+		CU_ASSERT_EQUAL(__atomic_load_n(&order_seen[i], __ATOMIC_SEQ_CST), i + 1);
 
 	/* order 7 waits for 6; a task without order does not */
 	atomic_store(&norder, 0);
@@ -166,12 +166,12 @@ static void test_workerorder(void)
 	CU_ASSERT_EQUAL(insert_ordered(0, 0, 100), 0);
 	vtest_sleep_ms(30);
 	CU_ASSERT_EQUAL(atomic_load(&norder), 1);
-	CU_ASSERT_EQUAL(order_seen[0], 100);
+	CU_ASSERT_EQUAL(__atomic_load_n(&order_seen[0], __ATOMIC_SEQ_CST), 100);
 	CU_ASSERT_EQUAL(insert_ordered(0, 6, 6), 0);
 	CU_ASSERT_EQUAL(starpu_task_wait_for_all(), 0);
 	CU_ASSERT_EQUAL(atomic_load(&norder), 3);
-	CU_ASSERT_EQUAL(order_seen[1], 6);
-	CU_ASSERT_EQUAL(order_seen[2], 7);
+	CU_ASSERT_EQUAL(__atomic_load_n(&order_seen[1], __ATOMIC_SEQ_CST), 6);
+	CU_ASSERT_EQUAL(__atomic_load_n(&order_seen[2], __ATOMIC_SEQ_CST), 7);
 
 	/* an order already used: run anyway, with a message */
 	vtest_capture_stderr_begin();
