@@ -213,6 +213,9 @@ int combined_can_execute(const struct combined_worker *cw, struct starpu_task *t
 		return 0;
 	if (task->execute_on_a_specific_worker && task->workerid != (unsigned) cw->id)
 		return 0;
+	for (int m = 0; m < cw->size; m++)
+		if (!worker_task_allowed(task, (unsigned) cw->members[m]))
+			return 0;
 	if (cl->can_execute && !cl->can_execute((unsigned) cw->id, task, nimpl))
 		return 0;
 	return 1;

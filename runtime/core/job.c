@@ -10,6 +10,7 @@
 #include "sched/sched.h"
 #include "trace/trace.h"
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,8 +36,8 @@ void job_init(struct job *job, struct starpu_task *task)
 void job_fini(struct job *job)
 {
 	trace_on_job_fini(job);	/* observers: free the profiling record they allocated */
-	if (job->tag)
-		tag_job_forget(job);
+	tag_job_forget(job);
+	deps_job_fini(job);
 	if (job->owns_dyn_interfaces && job->task)
 	{
 		free(job->task->dyn_interfaces);
@@ -72,17 +73,41 @@ struct job *job_get(struct starpu_task *task)
 	return job;
 }
 
-void job_reset(struct job *job)
+int job_reset(struct job *job, int new_submission)
 {
+	unsigned long id = new_submission ? atomic_fetch_add_explicit(&rt.next_job_id, 1, memory_order_relaxed) + 1 : 0;
 	os_mutex_lock(job_lock(job));
+	if (new_submission && job->submitted)
+	{
+		os_mutex_unlock(job_lock(job));
+		return -EBUSY;
+	}
 	job->submitted = 1;
 	job->released = 0;
 	job->terminated = 0;
+	if (new_submission)
+		job->id = id;
 	os_mutex_unlock(job_lock(job));
 	job->nacquired = 0;
 	job->worker = NULL;
 	job->combined = 0;
 	__atomic_store_n(&job->data_fp_state, 1, __ATOMIC_RELAXED);	/* footprint: compute again, then keep */
+	return 0;
+}
+
+void job_unsubmit(struct job *job)
+{
+	os_mutex_lock(job_lock(job));
+	job->submitted = 0;
+	os_mutex_unlock(job_lock(job));
+}
+
+int job_in_flight(struct job *job)
+{
+	os_mutex_lock(job_lock(job));
+	int busy = job->submitted || job->ending;
+	os_mutex_unlock(job_lock(job));
+	return busy;
 }
 
 int job_add_succ(struct job *pred, struct job *job, int end_dep)
@@ -153,6 +178,15 @@ static void job_run_noop(struct job *job)
 		if (!t->deferred_head)
 			t->deferred_tail = NULL;
 		j->task->status = STARPU_TASK_RUNNING;
+		/* As in StarPU, the pop prologue runs for tasks that go
+		 * through no worker too. */
+		if (j->kind == JOB_TASK && j->task->prologue_callback_pop_func)
+		{
+			int was = t->in_callback;
+			t->in_callback = 1;
+			j->task->prologue_callback_pop_func(j->task->prologue_callback_pop_arg);
+			t->in_callback = was;
+		}
 		job_term_release(j);
 	}
 	t->draining = 0;
@@ -197,50 +231,70 @@ void job_ready(struct job *job)
 	job_acquire_data_and_push(job);
 }
 
-static void run_callback(struct starpu_task *task)
+/* Runs a task's callback, read before the task could be submitted again;
+ * returns trace_stamp()'s value before it (0: not observed, or none). */
+static uint64_t run_callback(struct starpu_task *task, void (*cb)(void *), void *arg)
 {
-	void (*cb)(void *) = task->callback_func;
-	if (!cb && task->cl)
-		cb = task->cl->callback_func;
 	if (!cb)
-		return;
+		return 0;
 	struct rt_thread *t = rt_thread();
 	struct starpu_task *was_task = t->current_task;
 	int was_cb = t->in_callback;
 	t->current_task = task;
 	t->in_callback = 1;
 	uint64_t t0 = trace_stamp();
-	cb(task->callback_arg);
-	trace_on_callback(job_of(task), t0);	/* observers: callback span */
+	cb(arg);
 	t->in_callback = was_cb;
 	t->current_task = was_task;
+	return t0;
 }
 
-/* Releases the successors recorded on job; no new ones can be added. The
- * list is read after unlocking: nothing appends to it once released is set,
- * and a resubmission (which clears released) only happens after this. */
-static void release_successors(struct job *job)
+/* The successors a terminating job releases, taken off it under its lock
+ * (the inline ones copied: once the job may be submitted again, new
+ * successors fill its inline array). */
+struct succ_batch
 {
-	os_mutex_lock(job_lock(job));
+	struct job_succ *succ;
+	unsigned n;
+	struct job_succ *extra;		/* declared successors (deps.c), malloc'ed */
+	unsigned nextra;
+	struct job_succ small[sizeof(((struct job *) 0)->succ_inline) / sizeof(struct job_succ)];
+};
+
+/* Caller holds job_lock(job): no successor can be added from now on. */
+static void take_successors_locked(struct job *job, struct succ_batch *b)
+{
+	deps_job_terminated_locked(job, &b->extra, &b->nextra);
 	job->released = 1;
-	struct job_succ *succ = job->succ;
-	unsigned n = job->nsucc;
+	b->n = job->nsucc;
 	job->nsucc = 0;
-	if (succ != job->succ_inline)
+	if (job->succ == job->succ_inline)
 	{
+		memcpy(b->small, job->succ_inline, sizeof(*b->small) * b->n);
+		b->succ = b->small;
+	}
+	else
+	{
+		b->succ = job->succ;
 		job->succ = job->succ_inline;
 		job->succ_cap = sizeof(job->succ_inline) / sizeof(job->succ_inline[0]);
 	}
-	os_mutex_unlock(job_lock(job));
-	for (unsigned i = 0; i < n; i++)
+}
+
+static void release_batch(struct succ_batch *b)
+{
+	for (unsigned i = 0; i < b->n; i++)
 	{
-		if (job_succ_end_dep(succ[i]))
-			job_term_release(job_succ_job(succ[i]));
+		if (job_succ_end_dep(b->succ[i]))
+			job_term_release(job_succ_job(b->succ[i]));
 		else
-			job_dep_release(job_succ_job(succ[i]));
+			job_dep_release(job_succ_job(b->succ[i]));
 	}
-	if (succ != job->succ_inline)
-		free(succ);
+	if (b->succ != b->small)
+		free(b->succ);
+	for (unsigned i = 0; i < b->nextra; i++)
+		job_dep_release(job_succ_job(b->extra[i]));
+	free(b->extra);
 }
 
 /* A regenerated task goes through submission again without leaving the
@@ -248,7 +302,7 @@ static void release_successors(struct job *job)
 static void job_resubmit(struct job *job)
 {
 	struct starpu_task *task = job->task;
-	job_reset(job);
+	job_reset(job, 0);	/* the same submission goes on: same id */
 	atomic_store_explicit(&job->term_calls, 1, memory_order_relaxed);
 	atomic_store_explicit(&job->ndeps, 1, memory_order_relaxed);
 	atomic_fetch_sub_explicit(&rt.nready, 1, memory_order_relaxed);
@@ -258,12 +312,57 @@ static void job_resubmit(struct job *job)
 		rt_error("regenerated task '%s' could not be resubmitted", starpu_task_get_name(task));
 		return;
 	}
-	if (job->tag)
+	if (__atomic_load_n(&job->tag, __ATOMIC_ACQUIRE))
 		tag_job_restart(job);
+	deps_job_submitted(job);
 	data_implicit_deps(job);
 	job_dep_release(job);
 }
 
+/* Caller holds job_lock(job): this submission is over as far as
+ * submitting again goes. The counters start afresh for the next one. */
+static void job_close_locked(struct job *job)
+{
+	job->submitted = 0;
+	job->ending++;
+	job->counted = 0;
+	atomic_store_explicit(&job->term_calls, 1, memory_order_relaxed);
+	atomic_store_explicit(&job->ndeps, 1, memory_order_relaxed);
+	/* The application may change the task's handles from now on. */
+	__atomic_store_n(&job->data_fp_state, 0, __ATOMIC_RELAXED);
+}
+
+/* The step of a termination after which the task may be submitted again
+ * (job locked): no successor can be added any more, and unless the task is
+ * regenerated, the job is closed. */
+struct end_step
+{
+	int regenerate;
+	struct succ_batch succ;
+};
+
+static void end_step_locked(struct job *job, void *arg)
+{
+	struct end_step *step = arg;
+	take_successors_locked(job, &step->succ);
+	if (!step->regenerate)
+		job_close_locked(job);
+}
+
+/* Termination, in StarPU's order: the data is released, then the task's
+ * tag and its successors, then the callback runs; the task counts as done
+ * (starpu_task_wait, starpu_task_wait_for_all) once the callback returned.
+ *
+ * As in StarPU, the task may be submitted again as soon as its dependents
+ * may run: from its own callback, from a successor's, or by a thread that
+ * waited for its tag. So the job is "closed" (submitted cleared, counters
+ * reset) before the tag and the successors are released, and everything
+ * the rest of the termination needs is read before: the new submission
+ * owns the job. Several terminations may overlap that way (job->ending
+ * counts them); each one ends its own submission (the counters), the
+ * last submission's sets terminated, and the last one out may free the
+ * task. A regenerated task is not closed: the runtime submits it again
+ * after the callback, unless the callback cleared task->regenerate. */
 static void job_terminate(struct job *job)
 {
 	struct starpu_task *task = job->task;
@@ -273,45 +372,75 @@ static void job_terminate(struct job *job)
 		/* The application released its acquisition (data/acquire.c owns
 		 * the memory). */
 		data_release_job(job);
-		release_successors(job);
+		struct succ_batch b;
+		os_mutex_lock(job_lock(job));
+		take_successors_locked(job, &b);
+		os_mutex_unlock(job_lock(job));
+		release_batch(&b);
 		job_fini(job);
 		data_acquire_free(job);
 		return;
 	}
 
 	data_release_job(job);
-	run_callback(task);
-	int regenerate = task->regenerate;
-	release_successors(job);
-	if (job->tag)
-		tag_job_done(job, regenerate);
-	trace_on_terminate(job);	/* observers: the task is done (still valid here) */
+	trace_on_terminate(job);	/* observers: the task is done (its callback comes after) */
 	task->status = STARPU_TASK_FINISHED;
+
+	/* What this submission's end needs, read while the job is still its. */
+	unsigned long id = job->id;
+	int counted = job->counted;
+	unsigned ctx_id = job->sched_ctx;
+	struct tag *tag = task->use_tag ? __atomic_load_n(&job->tag, __ATOMIC_ACQUIRE) : NULL;
+	int regenerate = task->regenerate;
+	void (*cb)(void *) = task->callback_func;
+	if (!cb && task->cl)
+		cb = task->cl->callback_func;
+	void *cb_arg = task->callback_arg;
+	struct end_step step = { .regenerate = regenerate };
+	if (tag)
+		tag_job_done(tag, job, end_step_locked, &step);	/* the tag is done once the job is closed */
+	else
+	{
+		os_mutex_lock(job_lock(job));
+		end_step_locked(job, &step);
+		os_mutex_unlock(job_lock(job));
+	}
+	release_batch(&step.succ);
+	uint64_t t0 = run_callback(task, cb, cb_arg);
+	uint64_t t1 = t0 ? trace_now() : 0;
 
 	if (regenerate)
 	{
-		job_resubmit(job);
-		return;
+		if (task->regenerate)
+		{
+			trace_on_callback_times(task->profiling_info, t0, t1);
+			trace_on_callback(id, t0, t1);
+			job_resubmit(job);
+			return;
+		}
+		/* The callback stopped the regeneration: this is the end. */
+		os_mutex_lock(job_lock(job));
+		job_close_locked(job);
+		os_mutex_unlock(job_lock(job));
 	}
 
-	int counted = job->counted;
-	unsigned ctx_id = job->sched_ctx;
-	int destroy_now = task->detach && task->destroy;
-	job->counted = 0;
-	atomic_store_explicit(&job->term_calls, 1, memory_order_relaxed);
-	atomic_store_explicit(&job->ndeps, 1, memory_order_relaxed);
-	/* The application may change the task's handles from now on. */
-	__atomic_store_n(&job->data_fp_state, 0, __ATOMIC_RELAXED);
-
-	/* From the moment terminated is set, a waiter may free a task that is
-	 * not detached: touch nothing of it afterwards. */
 	os_mutex_lock(job_lock(job));
-	job->terminated = 1;
-	job->submitted = 0;
-	if (job->nwaiters)
+	job->ending--;
+	int mine = job->id == id && !job->submitted;	/* not submitted again meanwhile */
+	if (mine)
+	{
+		trace_on_callback_times(task->profiling_info, t0, t1);
+		job->terminated = 1;
+	}
+	/* From the moment the last termination is out, a waiter may free a
+	 * task that is not detached: touch nothing of it afterwards. */
+	int last = job->ending == 0;
+	int destroy_now = last && job->terminated && !job->submitted && task->detach && task->destroy;
+	if (last && job->nwaiters)
 		os_cond_broadcast(job_cond(job));
 	os_mutex_unlock(job_lock(job));
 
+	trace_on_callback(id, t0, t1);
 	if (destroy_now)
 		job_release_task(task);
 	if (counted)

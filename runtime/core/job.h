@@ -4,14 +4,17 @@
  *   policy → popped by a worker → executed → terminated
  *
  * A job counts what it still waits for in ndeps: one "not yet submitted"
- * guard, plus one per unfinished predecessor (explicit task deps, implicit
- * data deps, the task's tag). When ndeps drops to zero the job is ready.
+ * guard, plus one per unfinished predecessor through the data (implicit
+ * deps), one for its declared predecessors (deps.c, kept across
+ * submissions) and one for its tag's dependencies (tags.c). When ndeps
+ * drops to zero the job is ready.
  * Termination needs term_calls to drop to zero: one for the execution plus
  * one per end dependency (starpu_task_end_dep_add / declare_end_deps).
  *
  * Successors are recorded on the predecessor (succ), under its lock; the
  * predecessor releases them once it terminates. Lock order: a data handle's
- * lock before a job's lock; a job's lock is otherwise a leaf.
+ * lock before a job's lock, a tag's lock (tags.h) before a job's lock; under
+ * a job's lock only deps.c's xdeps_lock (a leaf) may be taken.
  *
  * The job lives inside its task (starpu_task.vela_job), so submitting
  * allocates nothing; task->starpu_private points to it once initialised.
@@ -27,6 +30,7 @@
 
 struct tag;
 struct worker;
+struct job_xdeps;
 
 /* One distinct handle accessed by a job (duplicates merged), sorted by
  * handle address so that data access is always requested in one order. */
@@ -99,7 +103,7 @@ struct job
 	_Atomic int term_calls;		/* see header comment */
 
 	/* Protected by job_lock(job). */
-	unsigned char submitted;	/* between submit and termination */
+	unsigned char submitted;	/* from submission until it may be submitted again (see job_terminate) */
 	unsigned char released;		/* successors released: no new ones */
 	unsigned char terminated;	/* done, as starpu_task_wait sees it */
 	unsigned char kind;		/* enum job_kind */
@@ -118,13 +122,20 @@ struct job
 	 * data_fp holds the value. Atomics only: whichever thread computes it
 	 * first stores data_fp, then moves 1 to 2 (release). */
 	unsigned char data_fp_state;
-	int nwaiters;
+	/* Protected by job_lock(job): terminations between their release of
+	 * the dependents and their end (callback included); the task may be
+	 * submitted again meanwhile (job.c, job_terminate). */
+	unsigned char ending;
+	unsigned short nwaiters;	/* threads in starpu_task_wait; under job_lock */
 	struct job_succ *succ;
 	unsigned nsucc;
 	unsigned succ_cap;
 	struct job_succ succ_inline[4];
 
-	struct tag *tag;		/* the task's tag, if use_tag */
+	struct tag *tag;		/* the tag the task carries (or carried last: starpu_tag_get_task) */
+	/* Declared start dependencies, kept across submissions (deps.c; its
+	 * lock protects what this points to). NULL: none, either way. */
+	struct job_xdeps *xdeps;
 
 	/* Data: distinct handles in registration order (handle->order). */
 	unsigned nbuffers;
@@ -154,8 +165,9 @@ struct job
 	struct job_buffer buffers_inline[JOB_INLINE_BUFFERS];
 };
 
-/* The job's lock and condition: striped over the jobs (a job's lock is a
- * leaf, taken after a data handle's, never with another job's). */
+/* The job's lock and condition: striped over the jobs (taken after a data
+ * handle's or a tag's lock, never with another job's; only xdeps_lock may
+ * be taken under it). */
 struct job_stripe
 {
 	os_mutex_t lock;
@@ -193,13 +205,29 @@ struct job *job_get(struct starpu_task *task);
 void job_init(struct job *job, struct starpu_task *task);
 /* Frees what the job holds (heap arrays, its tag's reference). */
 void job_fini(struct job *job);
-/* Prepares a job for a new submission of its task. */
-void job_reset(struct job *job);
+/* Prepares a job for a submission of its task: a new one (new id; -EBUSY
+ * if the task is still submitted), or, new_submission 0, the same one
+ * going round again (regenerate). */
+int job_reset(struct job *job, int new_submission);
+/* A submission failed before the job was let go: it is not submitted. */
+void job_unsubmit(struct job *job);
+/* Whether the task is submitted or still terminating (its callback may
+ * run): it may not be cleaned or freed yet. */
+int job_in_flight(struct job *job);
 
 /* Records that job waits for pred to terminate (start dependency) or, with
  * end_dep, that job's termination waits for pred's. Returns 1 if recorded,
  * 0 if pred had already released its successors. */
 int job_add_succ(struct job *pred, struct job *job, int end_dep);
+
+/* Declared dependencies (deps.c). At submission: the job waits for those
+ * of its groups of predecessors not done yet. At termination, under the
+ * job's lock: the groups waiting for it count it; the jobs that can start
+ * are returned in *extra (malloc'ed, or NULL) to be let go after unlocking.
+ * At job_fini: groups are dropped on both sides. */
+void deps_job_submitted(struct job *job);
+void deps_job_terminated_locked(struct job *job, struct job_succ **extra, unsigned *nextra);
+void deps_job_fini(struct job *job);
 
 /* One start dependency of job is satisfied (may make it ready). */
 void job_dep_release(struct job *job);

@@ -43,7 +43,7 @@ void starpu_task_clean(struct starpu_task *task)
 	if (!task)
 		return;
 	struct job *job = job_of(task);
-	if (job && job->submitted)
+	if (job && job_in_flight(job))
 	{
 		rt_error("starpu_task_clean: task '%s' is still submitted; wait for it first", starpu_task_get_name(task));
 		return;
@@ -99,7 +99,7 @@ void starpu_task_destroy(struct starpu_task *task)
 		return;
 	}
 	struct job *job = job_of(task);
-	if (job && job->submitted)
+	if (job && job_in_flight(job))
 	{
 		/* Still running: termination frees it. */
 		task->destroy = 1;
@@ -205,12 +205,18 @@ static int task_has_worker(struct starpu_task *task)
 		}
 		return 0;
 	}
-	if (!cl->can_execute && (where & rt.worker_mask))
+	if (!cl->can_execute && !task->workerids_len && (where & rt.worker_mask))
 		return 0;
 	for (unsigned i = 0; i < rt.nworkers; i++)
 		if (worker_first_impl(&rt.workers[i], task) >= 0)
 			return 0;
 	char b1[64];
+	if (task->workerids_len)
+	{
+		rt_error("starpu_task_submit: none of the workers task->workerids allows (%u words) can run codelet '%s' "
+			 "(it runs on: %s) (-ENODEV)", task->workerids_len, starpu_task_get_name(task), where_string(where, b1, sizeof(b1)));
+		return -ENODEV;
+	}
 	rt_error("starpu_task_submit: no worker can run codelet '%s' (it runs on: %s; %u CPU workers) (-ENODEV)",
 		 starpu_task_get_name(task), where_string(where, b1, sizeof(b1)), rt.ncpus);
 	return -ENODEV;
@@ -233,9 +239,9 @@ static int task_check_buffers(struct starpu_task *task)
 			 starpu_task_get_name(task), n, STARPU_NMAXBUFS);
 		return -EINVAL;
 	}
-	if (n > STARPU_NMAXBUFS && cl->nbuffers != STARPU_VARIABLE_NBUFFERS && !cl->dyn_modes)
+	if (n > STARPU_NMAXBUFS && cl->nbuffers != STARPU_VARIABLE_NBUFFERS && !cl->dyn_modes && !task->dyn_modes)
 	{
-		rt_error("starpu_task_submit: codelet '%s' has %d buffers, more than STARPU_NMAXBUFS (%d): use cl->dyn_modes (-EINVAL)",
+		rt_error("starpu_task_submit: codelet '%s' has %d buffers, more than STARPU_NMAXBUFS (%d): use cl->dyn_modes or task->dyn_modes (-EINVAL)",
 			 starpu_task_get_name(task), n, STARPU_NMAXBUFS);
 		return -EINVAL;
 	}
@@ -342,14 +348,12 @@ int starpu_task_submit(struct starpu_task *task)
 	struct job *job = job_get(task);
 	if (!job)
 		return -ENOMEM;
-	if (job->submitted)
+	int again = job->id != 0;	/* submitted before (tags tell it apart) */
+	if (job_reset(job, 1))
 	{
 		rt_error("starpu_task_submit: task '%s' is already submitted and not finished (-EINVAL)", starpu_task_get_name(task));
 		return -EINVAL;
 	}
-
-	job_reset(job);
-	job->id = atomic_fetch_add_explicit(&rt.next_job_id, 1, memory_order_relaxed) + 1;
 	job->sched_ctx = ctx_id;
 	task->sched_ctx = ctx_id;
 	task->status = STARPU_TASK_BLOCKED;
@@ -357,16 +361,20 @@ int starpu_task_submit(struct starpu_task *task)
 
 	if (task->cl && (ret = data_prepare_job(job)))
 	{
-		job->submitted = 0;
+		job_unsubmit(job);
 		return ret;
 	}
 	else if (!task->cl)
 		job->nbuffers = 0;
 
-	if (task->use_tag && (ret = tag_attach_job(job, task->tag_id)))
+	/* The tag the task carried last time, if it changed. */
+	struct tag *last_tag = __atomic_load_n(&job->tag, __ATOMIC_ACQUIRE);
+	if (last_tag && (!task->use_tag || tag_id_of(last_tag) != task->tag_id))
+		tag_job_forget(job);
+	if (task->use_tag && (ret = tag_attach_job(job, task->tag_id, again)))
 	{
 		data_release_job(job);
-		job->submitted = 0;
+		job_unsubmit(job);
 		return ret;
 	}
 
@@ -378,6 +386,7 @@ int starpu_task_submit(struct starpu_task *task)
 	if (synchronous)
 		task->detach = 0;
 
+	deps_job_submitted(job);	/* declared dependencies, kept across submissions */
 	data_implicit_deps(job);
 	/* Let the job go: from here on, a detached task may already be done
 	 * and freed. */
@@ -408,7 +417,7 @@ int starpu_task_finished(struct starpu_task *task)
 	if (!job)
 		return 0;
 	os_mutex_lock(job_lock(job));
-	int done = job->terminated;
+	int done = job->terminated && !job->ending;
 	os_mutex_unlock(job_lock(job));
 	return done;
 }
@@ -440,14 +449,15 @@ int starpu_task_wait(struct starpu_task *task)
 		return -EINVAL;
 	}
 	os_mutex_lock(job_lock(job));
-	if (!job->submitted && !job->terminated)
+	if (!job->submitted && !job->terminated && !job->ending)
 	{
 		os_mutex_unlock(job_lock(job));
 		rt_error("starpu_task_wait: task '%s' was never submitted (-EINVAL)", starpu_task_get_name(task));
 		return -EINVAL;
 	}
+	/* Done, and out of every termination (which may still read it). */
 	job->nwaiters++;
-	while (!job->terminated)
+	while (!job->terminated || job->ending)
 		os_cond_wait(job_cond(job), job_lock(job));
 	job->nwaiters--;
 	os_mutex_unlock(job_lock(job));

@@ -187,7 +187,16 @@ struct builder
 	unsigned cap;				/* capacity of dyn arrays, 0 if unused */
 	struct starpu_codelet_pack_arg_data pack;
 	int packing;
+	int cl_args;				/* STARPU_CL_ARGS[_NFREE] given */
 };
+
+/* Whether the modes of cl's buffers come from the task (what
+ * STARPU_TASK_GET_MODE reads): codelets with a variable number of buffers,
+ * and those with more than STARPU_NMAXBUFS and no cl->dyn_modes. */
+static int modes_from_task(const struct starpu_codelet *cl)
+{
+	return cl->nbuffers == STARPU_VARIABLE_NBUFFERS || (cl->nbuffers > STARPU_NMAXBUFS && !cl->dyn_modes);
+}
 
 /* Makes room for one more buffer, moving to dyn_handles past NMAXBUFS. */
 static int builder_room(struct builder *b)
@@ -241,12 +250,25 @@ static int builder_add(struct builder *b, starpu_data_handle_t handle, enum star
 				 cl->name ? cl->name : "(unnamed)", cl->nbuffers);
 			return -EINVAL;
 		}
-		enum starpu_data_access_mode expected = STARPU_CODELET_GET_MODE(cl, i);
-		if (mode != expected)
+		if (!modes_from_task(cl))
 		{
-			rt_error("%s: codelet '%s' buffer %u: mode 0x%x given, the codelet declares 0x%x (-EINVAL)", b->api,
-				 cl->name ? cl->name : "(unnamed)", i, (unsigned) mode, (unsigned) expected);
-			return -EINVAL;
+			/* As in StarPU: a codelet that leaves a buffer's mode unset
+			 * takes the first one given (Chameleon relies on it);
+			 * later ones must agree. */
+			enum starpu_data_access_mode expected = STARPU_CODELET_GET_MODE(cl, i);
+			if (!expected)
+			{
+				enum starpu_data_access_mode *slot = cl->dyn_modes ? &cl->dyn_modes[i] : &cl->modes[i];
+				enum starpu_data_access_mode unset = 0;
+				__atomic_compare_exchange_n(slot, &unset, mode, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+				expected = __atomic_load_n(slot, __ATOMIC_RELAXED);
+			}
+			if (mode != expected)
+			{
+				rt_error("%s: codelet '%s' buffer %u: mode 0x%x given, the codelet declares 0x%x (-EINVAL)",
+					 b->api, cl->name ? cl->name : "(unnamed)", i, (unsigned) mode, (unsigned) expected);
+				return -EINVAL;
+			}
 		}
 	}
 	int ret = builder_room(b);
@@ -315,6 +337,7 @@ static int task_set_va(const char *api, struct starpu_task *task, struct starpu_
 			task->cl_arg = va_arg(ap, void *);
 			task->cl_arg_size = va_arg(ap, size_t);
 			task->cl_arg_free = type == STARPU_CL_ARGS;
+			b.cl_args = 1;
 			break;
 		case STARPU_CALLBACK:
 			task->callback_func = va_arg(ap, void (*)(void *));
@@ -369,13 +392,22 @@ static int task_set_va(const char *api, struct starpu_task *task, struct starpu_
 					ret = -EINVAL;
 					break;
 				}
-				if (cl->nbuffers == STARPU_VARIABLE_NBUFFERS && !cl->dyn_modes && b.nbuffers >= STARPU_NMAXBUFS)
+				/* The modes come from the codelet: its dyn_modes, or
+				 * its modes up to STARPU_NMAXBUFS. */
+				enum starpu_data_access_mode mode = 0;
+				if (cl->dyn_modes)
+					mode = cl->dyn_modes[b.nbuffers];
+				else if (b.nbuffers < STARPU_NMAXBUFS)
+					mode = cl->modes[b.nbuffers];
+				if (!mode)
 				{
-					rt_error("%s: STARPU_DATA_ARRAY beyond STARPU_NMAXBUFS needs cl->dyn_modes or STARPU_DATA_MODE_ARRAY (-EINVAL)", api);
+					rt_error("%s: STARPU_DATA_ARRAY: codelet '%s' gives no access mode for buffer %u "
+						 "(set cl->modes or cl->dyn_modes, or use STARPU_DATA_MODE_ARRAY) (-EINVAL)",
+						 api, cl->name ? cl->name : "(unnamed)", b.nbuffers);
 					ret = -EINVAL;
 					break;
 				}
-				ret = builder_add(&b, handles[i], STARPU_CODELET_GET_MODE(cl, b.nbuffers));
+				ret = builder_add(&b, handles[i], mode);
 			}
 			break;
 		}
@@ -473,7 +505,16 @@ static int task_set_va(const char *api, struct starpu_task *task, struct starpu_
 			break;
 		}
 	}
-	if (b.packing)
+	if (b.packing && b.cl_args)
+	{
+		/* One argument buffer per task: StarPU's starpu_task_build
+		 * returns NULL for this. */
+		if (!ret)
+			rt_error("%s: STARPU_CL_ARGS and STARPU_VALUE cannot be mixed: the codelet gets one argument buffer (-EINVAL)", api);
+		free(b.pack.arg_buffer);
+		ret = -EINVAL;
+	}
+	else if (b.packing)
 	{
 		starpu_codelet_pack_arg_fini(&b.pack, &task->cl_arg, &task->cl_arg_size);
 		task->cl_arg_free = 1;

@@ -41,6 +41,8 @@ static void worker_init_common(struct worker *w, int id)
 	os_cond_init(&w->sched_cond);
 	atomic_store(&w->status, WS_INIT);
 	starpu_task_list_init(&w->local_tasks);
+	starpu_task_list_init(&w->ordered_tasks);
+	w->next_order = 1;
 	w->tstate.worker = w;
 	w->tstate.sched_ctx = STARPU_NMAX_SCHED_CTXS;
 	w->nsched_ctxs = 1;
@@ -321,10 +323,12 @@ int worker_wake(struct worker *w)
 uint32_t worker_task_where(const struct starpu_task *task)
 {
 	if (!task->cl)
-		return ~0u;
+		return ~WORKER_WHERE_RESTRICTED;
 	uint32_t where = task->cl->where;
 	if (task->where != -1)
 		where &= (uint32_t) task->where;
+	if (task->workerids_len && !task->execute_on_a_specific_worker)
+		where |= WORKER_WHERE_RESTRICTED;
 	return where;
 }
 
@@ -377,7 +381,8 @@ void worker_wake_one_idle(unsigned ctx_id, uint32_t where, int backlog)
 		n = ctx->nworkers;
 		ids = ctx->workerids;
 	}
-	if (pollers_cover(ids, n, where, backlog))
+	int restricted = (where & WORKER_WHERE_RESTRICTED) != 0;
+	if (!restricted && pollers_cover(ids, n, where, backlog))
 		return;
 	static _Atomic unsigned rr;
 	unsigned start = atomic_fetch_add_explicit(&rr, 1, memory_order_relaxed);
@@ -389,7 +394,7 @@ void worker_wake_one_idle(unsigned ctx_id, uint32_t where, int backlog)
 			continue;
 		if (!(where & worker_arch_mask(w->arch)))
 			continue;
-		if (worker_wake(w))
+		if (worker_wake(w) && !restricted)
 			return;
 	}
 }
@@ -404,9 +409,51 @@ void worker_wake_all(void)
 /* Local queue: tasks for this worker only, highest priority first,
  * submission order among equals. */
 
+/* Queues task among w's ordered tasks (sched_mutex held); returns 0, or -1
+ * if its order is taken or past (it then goes to the local queue). */
+static int push_ordered_locked(struct worker *w, struct starpu_task *task)
+{
+	unsigned order = task->workerorder;
+	if (order < w->next_order)
+		return -1;
+	struct starpu_task *pos = w->ordered_tasks.tail;
+	while (pos && pos->workerorder > order)
+		pos = pos->prev;
+	if (pos && pos->workerorder == order)
+		return -1;
+	if (!pos)
+		starpu_task_list_push_front(&w->ordered_tasks, task);
+	else if (pos == w->ordered_tasks.tail)
+		starpu_task_list_push_back(&w->ordered_tasks, task);
+	else
+	{
+		task->prev = pos;
+		task->next = pos->next;
+		pos->next->prev = task;
+		pos->next = task;
+	}
+	return 0;
+}
+
 void worker_push_local(struct worker *w, struct starpu_task *task, int back)
 {
 	os_mutex_lock(&w->sched_mutex);
+	if (task->workerorder && task->execute_on_a_specific_worker)
+	{
+		unsigned order = task->workerorder, next = w->next_order;
+		if (push_ordered_locked(w, task) == 0)
+		{
+			atomic_fetch_add(&w->nlocal_tasks, 1);
+			os_mutex_unlock(&w->sched_mutex);
+			if (order == next)
+				worker_wake(w);
+			return;
+		}
+		os_mutex_unlock(&w->sched_mutex);
+		rt_error("task '%s': worker %d already ran or holds a task of order %u (task->workerorder, STARPU_WORKER_ORDER); "
+			 "running it without order", starpu_task_get_name(task), w->id, order);
+		os_mutex_lock(&w->sched_mutex);
+	}
 	/* Insert after the last task of at least the same priority, searching
 	 * from the tail: tasks of equal priority (the common case) append in
 	 * O(1). Searching from the head made each push walk the whole queue,
@@ -437,7 +484,14 @@ struct starpu_task *worker_pop_local(struct worker *w)
 	if (atomic_load_explicit(&w->nlocal_tasks, memory_order_relaxed) == 0)
 		return NULL;
 	os_mutex_lock(&w->sched_mutex);
-	struct starpu_task *t = starpu_task_list_pop_front(&w->local_tasks);
+	struct starpu_task *t = starpu_task_list_front(&w->ordered_tasks);
+	if (t && t->workerorder == w->next_order)
+	{
+		starpu_task_list_erase(&w->ordered_tasks, t);
+		w->next_order++;
+	}
+	else
+		t = starpu_task_list_pop_front(&w->local_tasks);
 	if (t)
 		atomic_fetch_sub(&w->nlocal_tasks, 1);
 	os_mutex_unlock(&w->sched_mutex);
@@ -490,6 +544,8 @@ int worker_can_execute(struct worker *w, struct starpu_task *task, unsigned nimp
 	if (nimpl >= STARPU_MAXIMPLEMENTATIONS || !impl_exists(cl, w->arch, nimpl))
 		return 0;
 	if (task->execute_on_a_specific_worker && task->workerid != (unsigned) w->id)
+		return 0;
+	if (!worker_task_allowed(task, (unsigned) w->id))
 		return 0;
 	if (cl->can_execute && !cl->can_execute((unsigned) w->id, task, nimpl))
 		return 0;

@@ -86,7 +86,12 @@ struct worker
 	/* Tasks pushed to this very worker (starpu_push_local_task,
 	 * execute_on_a_specific_worker), highest priority first. */
 	struct starpu_task_list local_tasks;
-	_Atomic int nlocal_tasks;
+	/* Those with a task->workerorder (StarPU's static scheduling), by
+	 * order: the one numbered next_order (from 1) is popped before the
+	 * local queue; the others wait for their turn. */
+	struct starpu_task_list ordered_tasks;
+	unsigned next_order;
+	_Atomic int nlocal_tasks;	/* in both lists */
 	/* Set while the worker pops a task: starpu_pause() waits for it to be
 	 * clear, so that no pop started before the pause can take a task
 	 * submitted after it. */
@@ -156,8 +161,19 @@ int worker_wake(struct worker *w);
 void worker_wake_one_idle(unsigned ctx, uint32_t where, int backlog);
 /* The kinds of worker (STARPU_CPU, ...) that may run task: what a policy
  * reads before pushing it (once pushed, the task may already be running,
- * or gone). */
+ * or gone). With WORKER_WHERE_RESTRICTED added when task->workerids lets
+ * only some workers of those kinds run it: worker_wake_one_idle then wakes
+ * every idle worker of the kinds (the ones not allowed go back to sleep)
+ * rather than trusting one, or the polling ones. */
 uint32_t worker_task_where(const struct starpu_task *task);
+#define WORKER_WHERE_RESTRICTED (1u << 31)	/* not a STARPU_* kind */
+/* Whether task->workerids (if any) lets worker id run task. */
+static inline int worker_task_allowed(const struct starpu_task *task, unsigned id)
+{
+	if (!task->workerids_len || task->execute_on_a_specific_worker)
+		return 1;
+	return id / 32 < task->workerids_len && task->workerids && ((task->workerids[id / 32] >> (id % 32)) & 1u);
+}
 /* Wakes every worker (shutdown, resume). */
 void worker_wake_all(void);
 

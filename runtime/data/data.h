@@ -88,6 +88,10 @@ struct starpu_data_state
 
 	/* Implicit dependencies (implicit.c). */
 	unsigned seq_consistency;
+	/* In submission order, under lock: nothing was written to the data
+	 * yet (home node -1), or it was invalidated since; a reduction then
+	 * starts from init_cl, as in StarPU (reduction.c). */
+	unsigned char seq_undefined;
 	struct job *last_writer;
 	struct job_buffer *readers;
 	enum group_kind group;			/* open commute/reduction group */
@@ -384,6 +388,10 @@ void data_handle_free_deferred(starpu_data_handle_t h);
 int data_unref_locked(starpu_data_handle_t h);
 /* At shutdown: the lookup table, and the handles kept to detect reuse. */
 void data_lookup_fini(void);
+/* starpu_data_lookup knows the RAM buffers the runtime allocates for data
+ * with no home buffer there, as StarPU does (h->lock held). */
+void data_lookup_note_alloc(starpu_data_handle_t h, unsigned node);
+void data_lookup_note_free(starpu_data_handle_t h, unsigned node);
 
 /* The interface of handle on node for the typed accessors
  * (starpu_vector_get_nx, ...): a stale handle gets an error and an

@@ -80,9 +80,12 @@ static void lookup_insert(void *key, starpu_data_handle_t h)
 
 static void lookup_remove(starpu_data_handle_t h)
 {
-	if (!h->lookup_key)
-		return;
 	os_mutex_lock(&lookup_lock);
+	if (!h->lookup_key)
+	{
+		os_mutex_unlock(&lookup_lock);
+		return;
+	}
 	if (lookup_size)
 		for (struct lookup_entry **pe = &lookup_table[lookup_hash(h->lookup_key, lookup_size)]; *pe; pe = &(*pe)->next)
 			if ((*pe)->handle == h)
@@ -93,8 +96,25 @@ static void lookup_remove(starpu_data_handle_t h)
 				lookup_count--;
 				break;
 			}
-	os_mutex_unlock(&lookup_lock);
 	h->lookup_key = NULL;
+	os_mutex_unlock(&lookup_lock);
+}
+
+void data_lookup_note_alloc(starpu_data_handle_t h, unsigned node)
+{
+	if (h->lookup_key || !h->ops->to_pointer || mem_nodes[node].kind != STARPU_CPU_RAM)
+		return;
+	void *key = h->ops->to_pointer(data_rep(h, node)->interface, node);
+	if (key)
+		lookup_insert(key, h);
+}
+
+void data_lookup_note_free(starpu_data_handle_t h, unsigned node)
+{
+	if (!h->lookup_key || !h->ops->to_pointer || mem_nodes[node].kind != STARPU_CPU_RAM)
+		return;
+	if (h->ops->to_pointer(data_rep(h, node)->interface, node) == h->lookup_key)
+		lookup_remove(h);
 }
 
 starpu_data_handle_t starpu_data_lookup(const void *ptr)
@@ -157,6 +177,7 @@ starpu_data_handle_t data_handle_new(struct starpu_data_interface_ops *ops, int 
 	os_cond_init(&h->busy_cond);
 	h->ops = ops;
 	h->home_node = home_node;
+	h->seq_undefined = home_node < 0;
 	h->seq_consistency = atomic_load(&default_seq_consistency);
 	h->ooc = 1;
 	h->important = 1;
@@ -550,6 +571,15 @@ void starpu_data_unregister_submit(starpu_data_handle_t handle)
 /* ------------------------------------------------------------------ */
 /* Invalidation. */
 
+/* What is submitted from now on finds nothing written (a reduction
+ * starts from init_cl). */
+static void mark_undefined(starpu_data_handle_t h)
+{
+	os_mutex_lock(&h->lock);
+	h->seq_undefined = 1;
+	os_mutex_unlock(&h->lock);
+}
+
 static void invalidate_now(starpu_data_handle_t h)
 {
 	os_mutex_lock(&h->lock);
@@ -579,6 +609,7 @@ void starpu_data_invalidate(starpu_data_handle_t handle)
 	if (starpu_data_acquire_on_node(handle, STARPU_ACQUIRE_NO_NODE, STARPU_W) == 0)
 	{
 		invalidate_now(handle);
+		mark_undefined(handle);
 		starpu_data_release_on_node(handle, STARPU_ACQUIRE_NO_NODE);
 	}
 }
@@ -597,7 +628,8 @@ void starpu_data_invalidate_submit(starpu_data_handle_t handle)
 		rt_error("starpu_data_invalidate_submit: handle %p is not registered", (void *) handle);
 		return;
 	}
-	starpu_data_acquire_on_node_cb(handle, STARPU_ACQUIRE_NO_NODE, STARPU_W, invalidate_when_acquired, handle);
+	if (starpu_data_acquire_on_node_cb(handle, STARPU_ACQUIRE_NO_NODE, STARPU_W, invalidate_when_acquired, handle) == 0)
+		mark_undefined(handle);	/* for what is submitted after */
 }
 
 /* ------------------------------------------------------------------ */

@@ -108,8 +108,7 @@ struct job *data_internal_job_locked(starpu_data_handle_t h, struct starpu_task 
 	t->destroy = 1;
 	t->sched_ctx = 0;
 	struct job *job = job_get(t);
-	job_reset(job);
-	job->id = atomic_fetch_add_explicit(&rt.next_job_id, 1, memory_order_relaxed) + 1;
+	job_reset(job, 1);	/* a fresh task: it cannot be submitted already */
 	job->sched_ctx = 0;
 	job->nbuffers = 1;
 	struct job_buffer *b = &job->buffers[0];
@@ -204,6 +203,13 @@ static struct job *implicit_deps_locked(starpu_data_handle_t h, struct job_buffe
 	return closer;
 }
 
+/* A writer defines the data, in submission order (h->lock held). */
+static void note_access_locked(starpu_data_handle_t h, unsigned mode)
+{
+	if ((mode & STARPU_W) && !(mode & (STARPU_REDUX | STARPU_SCRATCH)))
+		h->seq_undefined = 0;
+}
+
 void data_implicit_deps(struct job *job)
 {
 	struct job *closers[8];
@@ -215,6 +221,7 @@ void data_implicit_deps(struct job *job)
 		os_mutex_lock(&h->lock);
 		h->nrefs++;
 		struct job *closer = b->seq_consistent ? implicit_deps_locked(h, b) : NULL;
+		note_access_locked(h, b->mode);
 		os_mutex_unlock(&h->lock);
 		if (closer)
 		{
@@ -274,6 +281,7 @@ void data_implicit_register_locked(struct job_buffer *b)
 		if (closer)
 			job_dep_release(closer);
 	}
+	note_access_locked(h, b->mode);
 }
 
 void data_implicit_free(starpu_data_handle_t h)

@@ -167,6 +167,7 @@ void data_free_replicate(starpu_data_handle_t h, unsigned node)
 		return;
 	if (r->allocated_by_runtime)
 	{
+		data_lookup_note_free(h, node);
 		struct memory_node *n = &mem_nodes[node];
 		struct cache_entry *e = h->ops->dontcache ? NULL : malloc(sizeof(*e));
 		void *copy = e ? malloc(h->ops->interface_size) : NULL;
@@ -441,6 +442,7 @@ static int allocate_replicate(starpu_data_handle_t h, unsigned node, int quiet)
 	r->state = REP_INVALID;
 	r->alloc_size = got > 0 ? (size_t) got : size;
 	data_lru_touch(r);
+	data_lookup_note_alloc(h, node);
 	return 0;
 }
 

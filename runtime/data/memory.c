@@ -131,10 +131,16 @@ int memory_nodes_setup(void)
 	ssize_t simulated = sim_host_memsize("RAM");
 	if (simulated > 0)
 		total = simulated;
-	/* STARPU_LIMIT_CPU_MEM is in MiB, as in StarPU. */
-	ssize_t limit;
-	if (mem_env_mib("STARPU_LIMIT_CPU_MEM", &limit))
+	/* STARPU_LIMIT_CPU_MEM is in MiB, as in StarPU. So is
+	 * STARPU_LIMIT_CPU_NUMA_MEM, the limit of each NUMA node, which StarPU
+	 * 1.3 applies over STARPU_LIMIT_CPU_MEM; with one RAM node (as here)
+	 * it limits that node. (StarPU 1.3 documents STARPU_LIMIT_CPU_NUMA_<k>_MEM
+	 * too, but ignores it on such a machine: so do we.) */
+	ssize_t limit, numa_limit;
+	if (mem_env_mib("STARPU_LIMIT_CPU_MEM", &limit) || mem_env_mib("STARPU_LIMIT_CPU_NUMA_MEM", &numa_limit))
 		return -EINVAL;
+	if (numa_limit >= 0)
+		limit = numa_limit;
 	/* The devices' limits are read as their nodes are added: a malformed
 	 * one is refused now, whether such a device exists or not. */
 	static const char *const kinds[] = { "CUDA", "OPENCL" };
@@ -304,6 +310,17 @@ int starpu_memory_allocate(unsigned node, size_t size, int flags)
 	if (!(flags & STARPU_MEMORY_OVERFLOW) && n->total >= 0 && n->used + (ssize_t) size > n->total)
 	{
 		mem_cache_flush_locked(node, n->used + (ssize_t) size - n->total);
+		if ((flags & STARPU_MEMORY_WAIT) && (ssize_t) size <= n->total)
+		{
+			/* Until others deallocate (or free buffers to the cache). */
+			n->nwaiting++;
+			while (n->used + (ssize_t) size > n->total)
+			{
+				os_cond_wait(&n->released, &n->lock);
+				mem_cache_flush_locked(node, n->used + (ssize_t) size - n->total);
+			}
+			n->nwaiting--;
+		}
 		if (n->used + (ssize_t) size > n->total)
 		{
 			os_mutex_unlock(&n->lock);
@@ -356,7 +373,12 @@ int starpu_malloc_flags(void **A, size_t dim, int flags)
 	*A = NULL;
 	if ((flags & STARPU_MALLOC_COUNT) && rt_is_up())
 	{
-		int ret = starpu_memory_allocate(STARPU_MAIN_RAM, dim, flags);
+		/* NORECLAIM, as in StarPU: no reclaiming here, the node may
+		 * overflow (unless STARPU_MEMORY_WAIT: then wait for room). */
+		int aflags = flags & STARPU_MEMORY_WAIT;
+		if ((flags & STARPU_MALLOC_NORECLAIM) && !(flags & STARPU_MEMORY_WAIT))
+			aflags |= STARPU_MEMORY_OVERFLOW;
+		int ret = starpu_memory_allocate(STARPU_MAIN_RAM, dim, aflags);
 		if (ret)
 			return ret;
 	}

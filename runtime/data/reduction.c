@@ -7,7 +7,9 @@
  * contribute in parallel). The contributions are folded into the data with
  * redux_cl lazily, by a reduction job that the first non-REDUX access
  * after the contributions brings in (implicit.c): it depends on every
- * contributing task and the access depends on it.
+ * contributing task and the access depends on it. Data with nothing
+ * written to it (registered with home node -1, or invalidated since, in
+ * submission order) is first set by init_cl, as StarPU does.
  *
  * The kernels of init_cl and redux_cl run directly on the worker, their
  * CPU implementation. A device worker's contribution lives on its device:
@@ -182,6 +184,23 @@ static struct starpu_codelet fold_cl = {
 	.name = "redux_fold",
 };
 
+/* The same for data with nothing written (never, or invalidated since):
+ * as StarPU does, the data itself starts from init_cl. */
+static void fold_init_cpu(void *buffers[], void *cl_arg)
+{
+	starpu_data_handle_t h = cl_arg;
+	cpu_impl(h->init_cl)(buffers, NULL);
+	fold_cpu(buffers, cl_arg);
+}
+
+static struct starpu_codelet fold_init_cl = {
+	.where = STARPU_CPU,
+	.cpu_funcs = { fold_init_cpu },
+	.nbuffers = 1,
+	.modes = { STARPU_W },
+	.name = "redux_fold",
+};
+
 struct job *data_redux_job_locked(starpu_data_handle_t h)
 {
 	struct starpu_task *t = job_alloc_task();
@@ -190,12 +209,15 @@ struct job *data_redux_job_locked(starpu_data_handle_t h)
 		rt_error("out of memory creating the reduction of handle %p", (void *) h);
 		abort();
 	}
-	t->cl = &fold_cl;
+	int undefined = h->seq_undefined;
+	h->seq_undefined = 0;
+	struct starpu_codelet *cl = undefined ? &fold_init_cl : &fold_cl;
+	t->cl = cl;
 	t->cl_arg = h;
 	t->handles[0] = h;
 	t->name = "redux_fold";
-	task_codelet_check(&fold_cl);
-	return data_internal_job_locked(h, t, STARPU_RW, 0);
+	task_codelet_check(cl);
+	return data_internal_job_locked(h, t, undefined ? STARPU_W : STARPU_RW, 0);
 }
 
 void data_redux_free(starpu_data_handle_t h)

@@ -362,14 +362,7 @@ void trace_terminate_slow(struct job *job)
 				to_timespec(end, &pi->end_time);
 			}
 			pi->release_data_start_time = pi->end_time;
-			if (job->tt.cb_start)
-			{
-				to_timespec(job->tt.cb_start, &pi->release_data_end_time);
-				to_timespec(job->tt.cb_start, &pi->callback_start_time);
-				to_timespec(job->tt.cb_end, &pi->callback_end_time);
-			}
-			else
-				to_timespec(end, &pi->release_data_end_time);
+			to_timespec(end, &pi->release_data_end_time);
 		}
 	}
 	if (!(f & TRACE_RECORDING))
@@ -377,8 +370,6 @@ void trace_terminate_slow(struct job *job)
 	struct trace_buf *b = o ? rec_buf_worker(t->worker) : rec_buf_self();
 	if (!b)
 		return;
-	if (job->tt.cb_start)
-		tb_state(b, self, TS_CALLBACK, rec_rel(job->tt.cb_start), rec_rel(job->tt.cb_end), job->id);
 	if (o && o->pending == job)
 	{
 		o->rec.end = rec_rel(end);
@@ -394,6 +385,20 @@ void trace_terminate_slow(struct job *job)
 		r->end = rec_rel(end);
 		r->flags |= TTF_NOOP | TTF_ENDED;
 	}
+}
+
+void trace_callback_times_slow(struct starpu_profiling_task_info *pi, uint64_t start, uint64_t end)
+{
+	to_timespec(start, &pi->callback_start_time);
+	to_timespec(end, &pi->callback_end_time);
+}
+
+void trace_callback_slow(unsigned long job_id, uint64_t start, uint64_t end)
+{
+	struct rt_thread *t = rt_thread();
+	struct trace_buf *b = t->worker ? rec_buf_worker(t->worker) : rec_buf_self();
+	if (b)
+		tb_state(b, t->worker ? t->worker->id : -1, TS_CALLBACK, rec_rel(start), rec_rel(end), job_id);
 }
 
 void trace_idle_slow(struct worker *w, uint64_t start, int found)

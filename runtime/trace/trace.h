@@ -93,6 +93,8 @@ void trace_pop_slow(struct worker *w, struct job *job);
 void trace_pop_refused_slow(struct worker *w);
 void trace_exec_end_slow(struct worker *w, struct job *job, int failed);
 void trace_terminate_slow(struct job *job);
+void trace_callback_times_slow(struct starpu_profiling_task_info *pi, uint64_t start, uint64_t end);
+void trace_callback_slow(unsigned long job_id, uint64_t start, uint64_t end);
 void trace_idle_slow(struct worker *w, uint64_t start, int found);
 void trace_sleep_slow(struct worker *w, uint64_t start);
 void trace_transfer_slow(unsigned src, unsigned dst, size_t bytes, uint64_t start);
@@ -169,22 +171,31 @@ static inline void trace_on_exec_end(struct worker *w, struct job *job, int fail
 		trace_exec_end_slow(w, job, failed);
 }
 
-/* Around the task's callback (start is trace_stamp()'s value). */
-static inline void trace_on_callback(struct job *job, uint64_t start)
-{
-	if (start)
-	{
-		job->tt.cb_start = start;
-		job->tt.cb_end = trace_now();
-	}
-}
-
-/* Termination: data released, callback run, dependents released. The task
- * is still valid (nobody may free it before this returns). */
+/* Termination: data released, dependents about to be released, then the
+ * callback (reported on its own below). Called before the task may be
+ * submitted again: the job is still this submission's. */
 static inline void trace_on_terminate(struct job *job)
 {
 	if (trace_on())
 		trace_terminate_slow(job);
+}
+
+/* The task's callback ran from start to end (trace_stamp()'s values
+ * around it; 0: not observed). The job may already be submitted again, so
+ * it is named by the id it had. trace_on_callback_times completes the
+ * task's profiling record, pi, and is called under the job's lock while
+ * pi still belongs to that submission (it only stores the times);
+ * trace_on_callback records the span, without the job's lock. */
+static inline void trace_on_callback_times(struct starpu_profiling_task_info *pi, uint64_t start, uint64_t end)
+{
+	if (start && pi && (__atomic_load_n(&trace_flags, __ATOMIC_RELAXED) & TRACE_PROFILING))
+		trace_callback_times_slow(pi, start, end);
+}
+
+static inline void trace_on_callback(unsigned long job_id, uint64_t start, uint64_t end)
+{
+	if (start && trace_recording())
+		trace_callback_slow(job_id, start, end);
 }
 
 /* The job's resources are being freed (job_fini): the profiling record the

@@ -17,8 +17,6 @@ struct trace_job_times
 	uint64_t pop_start;	/* its worker started looking for work */
 	uint64_t pop_end;	/* its worker got it */
 	uint64_t exec_start;	/* input data ready */
-	uint64_t cb_start;
-	uint64_t cb_end;
 };
 
 #endif /* VELA_TRACE_TIMES_H */

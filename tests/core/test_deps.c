@@ -5,7 +5,8 @@
  * (starpu_task_declare_end_deps_array, starpu_task_end_dep_add / _release:
  * a task whose codelet has run is not terminated, so neither its waiters nor
  * its successors go on, until its end dependencies are met), and
- * starpu_task_get_task_succs. Order is read from a shared sequence counter.
+ * starpu_task_get_task_succs; declared dependencies kept across submissions
+ * (as in StarPU). Order is read from a shared sequence counter.
  */
 #include <starpu.h>
 
@@ -358,6 +359,58 @@ static void test_get_task_succs(void)
 	starpu_shutdown();
 }
 
+/* Declared dependencies stay, as in StarPU: a task submitted again waits
+ * again for its predecessors' next termination, whichever is submitted
+ * first; a predecessor finished before the declaration counts once; a
+ * destroyed predecessor is no longer waited for. */
+static void test_kept_on_resubmission(void)
+{
+	CU_ASSERT_EQUAL_FATAL(start(), 0);
+	static int sa, sb;
+	struct starpu_task *a = stamp_task(&sa), *b = stamp_task(&sb);
+	a->destroy = b->destroy = 0;
+	starpu_task_declare_deps_array(b, 1, &a);
+	CU_ASSERT_EQUAL(starpu_task_submit(a), 0);
+	CU_ASSERT_EQUAL(starpu_task_submit(b), 0);
+	CU_ASSERT_EQUAL(starpu_task_wait_for_all(), 0);
+	CU_ASSERT_EQUAL(sa, 0);
+	CU_ASSERT_EQUAL(sb, 1);
+	for (int round = 1; round < 4; round++)
+	{
+		/* b first: it waits for a's next run */
+		CU_ASSERT_EQUAL(starpu_task_submit(b), 0);
+		vtest_sleep_ms(20);
+		CU_ASSERT_EQUAL(sb, 2 * round - 1);
+		CU_ASSERT_EQUAL(starpu_task_submit(a), 0);
+		CU_ASSERT_EQUAL(starpu_task_wait_for_all(), 0);
+		CU_ASSERT_EQUAL(sa, 2 * round);
+		CU_ASSERT_EQUAL(sb, 2 * round + 1);
+	}
+
+	/* declared on a finished task: it counts once */
+	static int sc;
+	struct starpu_task *c = stamp_task(&sc);
+	c->destroy = 0;
+	starpu_task_declare_deps_array(c, 1, &a);
+	CU_ASSERT_EQUAL(starpu_task_submit(c), 0);
+	CU_ASSERT_EQUAL(starpu_task_wait_for_all(), 0);
+	CU_ASSERT_EQUAL(sc, 8);
+	CU_ASSERT_EQUAL(starpu_task_submit(c), 0);
+	vtest_sleep_ms(20);
+	CU_ASSERT_EQUAL(sc, 8);
+	/* a goes away: c no longer waits for it */
+	starpu_task_destroy(a);
+	CU_ASSERT_EQUAL(starpu_task_wait_for_all(), 0);
+	CU_ASSERT_EQUAL(sc, 9);
+	/* b's dependency went with it too */
+	CU_ASSERT_EQUAL(starpu_task_submit(b), 0);
+	CU_ASSERT_EQUAL(starpu_task_wait_for_all(), 0);
+	CU_ASSERT_EQUAL(sb, 10);
+	starpu_task_destroy(b);
+	starpu_task_destroy(c);
+	starpu_shutdown();
+}
+
 static const struct vtest_case deps_cases[] =
 {
 	{ "chain_order", test_chain_order },
@@ -366,6 +419,7 @@ static const struct vtest_case deps_cases[] =
 	{ "dep_before_predecessor_submitted", test_dep_before_predecessor_submitted },
 	{ "fan_out_in_stress", test_fan_out_in_stress },
 	{ "get_task_succs", test_get_task_succs },
+	{ "kept_on_resubmission", test_kept_on_resubmission },
 	VTEST_END
 };
 

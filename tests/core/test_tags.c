@@ -3,10 +3,12 @@
  * Chains and diamonds built with starpu_tag_declare_deps[_array], waiting with
  * starpu_tag_wait[_array], tags released by the application
  * (starpu_tag_notify_from_apps, its "OR" behaviour and
- * starpu_tag_notify_restart_from_apps), and reusing tag ids after
- * starpu_tag_remove / starpu_tag_restart. The order tasks ran in is read from
- * a shared sequence counter. Each case starts and stops its own runtime, so
- * tag ids never leak from one case to the next.
+ * starpu_tag_notify_restart_from_apps), reusing tag ids after
+ * starpu_tag_remove / starpu_tag_restart, several tasks carrying one tag, a
+ * cycle of tags gone round by regenerated tasks, starpu_tag_get_task after
+ * completion, and the cost of the cycle check on a large grid. The order
+ * tasks ran in is read from a shared sequence counter. Each case starts and
+ * stops its own runtime, so tag ids never leak from one case to the next.
  */
 #include <starpu.h>
 
@@ -41,6 +43,19 @@ static void stamp_cpu(void *buffers[], void *cl_arg)
 static struct starpu_codelet stamp_cl =
 {
 	.cpu_funcs = { stamp_cpu },
+	.nbuffers = 0,
+};
+
+static void count_only_cpu(void *buffers[], void *cl_arg)
+{
+	(void) buffers;
+	(void) cl_arg;
+	atomic_fetch_add(&seq, 1);
+}
+
+static struct starpu_codelet count_only_cl =
+{
+	.cpu_funcs = { count_only_cpu },
 	.nbuffers = 0,
 };
 
@@ -334,6 +349,181 @@ static void test_get_task(void)
 	starpu_shutdown();
 }
 
+/* starpu_tag_get_task still gives the task once it completed (as long as
+ * it is not destroyed), as StarPU does. */
+static void test_get_task_after_completion(void)
+{
+	CU_ASSERT_EQUAL_FATAL(start(), 0);
+	int stamp;
+	struct starpu_task *task = starpu_task_create();
+	task->cl = &stamp_cl;
+	task->cl_arg = &stamp;
+	task->use_tag = 1;
+	task->tag_id = 0x9100;
+	task->destroy = 0;
+	task->detach = 0;
+	CU_ASSERT_EQUAL(starpu_task_submit(task), 0);
+	CU_ASSERT_EQUAL(starpu_task_wait(task), 0);
+	CU_ASSERT_PTR_EQUAL(starpu_tag_get_task(0x9100), task);
+	starpu_task_destroy(task);
+	CU_ASSERT_PTR_NULL(starpu_tag_get_task(0x9100));
+	starpu_shutdown();
+}
+
+/* Several unfinished tasks may carry one tag: it is done when the first of
+ * them ends, which starts what depends on it; the later ones do not
+ * notify it again. */
+static atomic_int gate_open;
+
+static void gated_cpu(void *buffers[], void *cl_arg)
+{
+	(void) buffers;
+	(void) cl_arg;
+	for (int i = 0; i < 5000 && !atomic_load(&gate_open); i++)
+		vtest_sleep_ms(1);
+	atomic_fetch_add(&seq, 1);
+}
+
+static struct starpu_codelet gated_cl = { .cpu_funcs = { gated_cpu }, .nbuffers = 0 };
+
+static void test_shared_tag(void)
+{
+	CU_ASSERT_EQUAL_FATAL(start(), 0);
+	CU_ASSERT_FATAL(starpu_cpu_worker_get_count() >= 2);
+	atomic_store(&gate_open, 0);
+	static int dep_stamp, fast_stamp;
+	const starpu_tag_t shared = 0xa000, after = 0xa001;
+	starpu_tag_declare_deps(after, 1, shared);
+	CU_ASSERT_EQUAL(submit_tagged(after, &dep_stamp), 0);
+	/* the slow one holds a worker until the gate opens */
+	CU_ASSERT_EQUAL(starpu_task_insert(&gated_cl, STARPU_TAG, shared, 0), 0);
+	CU_ASSERT_EQUAL(submit_tagged(shared, &fast_stamp), 0);
+	CU_ASSERT_EQUAL(starpu_tag_wait(after), 0);
+	/* the dependent ran while the slow carrier was still held */
+	CU_ASSERT_EQUAL(atomic_load(&seq), 2);
+	CU_ASSERT_EQUAL(fast_stamp, 0);
+	CU_ASSERT_EQUAL(dep_stamp, 1);
+	atomic_store(&gate_open, 1);
+	CU_ASSERT_EQUAL(starpu_task_wait_for_all(), 0);
+	CU_ASSERT_EQUAL(atomic_load(&seq), 3);
+
+	/* A done tag stays done for another task that takes it (StarPU: "the
+	 * same tag signaled by several tasks"): waiting returns at once. The
+	 * same task submitted again re-arms it. */
+	atomic_store(&gate_open, 0);
+	CU_ASSERT_EQUAL(starpu_task_insert(&gated_cl, STARPU_TAG, shared, 0), 0);
+	CU_ASSERT_EQUAL(starpu_tag_wait(shared), 0);
+	CU_ASSERT_EQUAL(atomic_load(&seq), 3);
+	atomic_store(&gate_open, 1);
+	CU_ASSERT_EQUAL(starpu_task_wait_for_all(), 0);
+	starpu_shutdown();
+}
+
+/* A cycle of tags declared on purpose and gone round by regenerated tasks
+ * (A before B and C, both before D, D before A again), started by the
+ * application: each round runs in order, as in StarPU. */
+#define CYCLE_ROUNDS 40
+static struct starpu_task cyc[4];
+static atomic_int cyc_runs[4];
+static int cyc_order[4 * CYCLE_ROUNDS];
+static atomic_int cyc_pos;
+
+static void cyc_cpu(void *buffers[], void *cl_arg)
+{
+	(void) buffers;
+	int i = atomic_fetch_add(&cyc_pos, 1);
+	if (i < 4 * CYCLE_ROUNDS)
+		cyc_order[i] = (int) (intptr_t) cl_arg;
+}
+
+static struct starpu_codelet cyc_cl = { .cpu_funcs = { cyc_cpu }, .nbuffers = 0 };
+
+static void cyc_callback(void *arg)
+{
+	int i = (int) (intptr_t) arg;
+	if (atomic_fetch_add(&cyc_runs[i], 1) + 1 == CYCLE_ROUNDS)
+		cyc[i].regenerate = 0;
+}
+
+static void test_regenerate_cycle(void)
+{
+	CU_ASSERT_EQUAL_FATAL(start(), 0);
+	const starpu_tag_t base = 0xb000;
+	atomic_store(&cyc_pos, 0);
+	for (int i = 0; i < 4; i++)
+	{
+		atomic_store(&cyc_runs[i], 0);
+		starpu_task_init(&cyc[i]);
+		cyc[i].cl = &cyc_cl;
+		cyc[i].cl_arg = (void *) (intptr_t) i;
+		cyc[i].regenerate = 1;
+		cyc[i].use_tag = 1;
+		cyc[i].tag_id = base + (starpu_tag_t) i;
+		cyc[i].callback_func = cyc_callback;
+		cyc[i].callback_arg = (void *) (intptr_t) i;
+	}
+	starpu_tag_declare_deps(base + 1, 1, base);
+	starpu_tag_declare_deps(base + 2, 1, base);
+	starpu_tag_declare_deps(base + 3, 2, base + 1, base + 2);
+	vtest_capture_stderr_begin();
+	starpu_tag_declare_deps(base, 1, base + 3);	/* closes the cycle: kept */
+	vtest_capture_stderr_end();
+	for (int i = 0; i < 4; i++)
+		CU_ASSERT_EQUAL(starpu_task_submit(&cyc[i]), 0);
+	/* nothing runs until the application breaks the cycle */
+	vtest_sleep_ms(20);
+	CU_ASSERT_EQUAL(atomic_load(&cyc_pos), 0);
+	starpu_tag_notify_restart_from_apps(base + 3);
+	CU_ASSERT_EQUAL(starpu_task_wait_for_all(), 0);
+	CU_ASSERT_EQUAL(atomic_load(&cyc_pos), 4 * CYCLE_ROUNDS);
+	for (int i = 0; i < 4; i++)
+		CU_ASSERT_EQUAL(atomic_load(&cyc_runs[i]), CYCLE_ROUNDS);
+	int ordered = 1;
+	for (int r = 0; r < CYCLE_ROUNDS; r++)
+		if (cyc_order[4 * r] != 0 || cyc_order[4 * r + 3] != 3)
+			ordered = 0;
+	CU_ASSERT(ordered);
+	for (int i = 0; i < 4; i++)
+		starpu_task_clean(&cyc[i]);
+	starpu_shutdown();
+}
+
+/* A 64 x 32 grid of tags, each depending on its left and upper neighbours,
+ * declared from the far corner back: the cycle check at each declaration
+ * visits each tag once, so this takes milliseconds (it used to explore
+ * every path: exponentially many). */
+static void test_grid_declare(void)
+{
+	CU_ASSERT_EQUAL_FATAL(start(), 0);
+	enum { W = 64, H = 32 };
+	const starpu_tag_t base = 0xc0000;
+#define GRID_TAG(i, j) (base + (starpu_tag_t) ((i) * W + (j)))
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int i = H - 1; i >= 0; i--)
+		for (int j = W - 1; j >= 0; j--)
+		{
+			if (i > 0 && j > 0)
+				starpu_tag_declare_deps(GRID_TAG(i, j), 2, GRID_TAG(i - 1, j), GRID_TAG(i, j - 1));
+			else if (i > 0)
+				starpu_tag_declare_deps(GRID_TAG(i, j), 1, GRID_TAG(i - 1, j));
+			else if (j > 0)
+				starpu_tag_declare_deps(GRID_TAG(i, j), 1, GRID_TAG(i, j - 1));
+		}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double s = (double) (t1.tv_sec - t0.tv_sec) + 1e-9 * (double) (t1.tv_nsec - t0.tv_nsec);
+	CU_ASSERT(s < 5.0);
+	atomic_store(&seq, 0);
+	for (int i = 0; i < H; i++)
+		for (int j = 0; j < W; j++)
+			CU_ASSERT_EQUAL(starpu_task_insert(&count_only_cl, STARPU_TAG, GRID_TAG(i, j), 0), 0);
+	CU_ASSERT_EQUAL(starpu_tag_wait(GRID_TAG(H - 1, W - 1)), 0);
+	CU_ASSERT_EQUAL(atomic_load(&seq), W * H);
+	starpu_task_wait_for_all();
+#undef GRID_TAG
+	starpu_shutdown();
+}
+
 static const struct vtest_case tag_cases[] =
 {
 	{ "chain", test_chain },
@@ -347,6 +537,10 @@ static const struct vtest_case tag_cases[] =
 	{ "wide_tag_ids", test_wide_tag_ids },
 	{ "diamond", test_diamond },
 	{ "get_task", test_get_task },
+	{ "get_task_after_completion", test_get_task_after_completion },
+	{ "shared_tag", test_shared_tag },
+	{ "regenerate_cycle", test_regenerate_cycle },
+	{ "grid_declare", test_grid_declare },
 	VTEST_END
 };
 

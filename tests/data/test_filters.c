@@ -463,7 +463,7 @@ static void test_vector_block_shadow(void)
 {
 	struct parent p;
 	struct box boxes[3];
-	struct starpu_data_filter f = { .filter_func = starpu_vector_filter_block_shadow, .nchildren = 3, .filter_arg = 2 };
+	struct starpu_data_filter f = { .filter_func = starpu_vector_filter_block_shadow, .nchildren = 3, .filter_arg_ptr = (void *) (uintptr_t) 2 };
 	parent_init(&p, STARPU_VECTOR_INTERFACE_ID, sizeof(int64_t), 14, 1, 1, 14, 14);
 	cut_boxes(14, 1, 1, 0, 3, 2, boxes);
 	CU_ASSERT_EQUAL(boxes[0].nx, 4 + 4);
@@ -543,7 +543,7 @@ static void test_matrix_block_shadow(void)
 {
 	struct parent p;
 	struct box boxes[3];
-	struct starpu_data_filter f = { .filter_func = starpu_matrix_filter_block_shadow, .nchildren = 3, .filter_arg = 1 };
+	struct starpu_data_filter f = { .filter_func = starpu_matrix_filter_block_shadow, .nchildren = 3, .filter_arg_ptr = (void *) (uintptr_t) 1 };
 	parent_init(&p, STARPU_MATRIX_INTERFACE_ID, sizeof(int32_t), 12, 5, 1, 15, 15 * 5);
 	cut_boxes(12, 5, 1, 0, 3, 1, boxes);
 	run_sync(&p, &f, 3, boxes);
@@ -565,7 +565,7 @@ static void test_matrix_vertical_block_shadow(void)
 {
 	struct parent p;
 	struct box boxes[3];
-	struct starpu_data_filter f = { .filter_func = starpu_matrix_filter_vertical_block_shadow, .nchildren = 3, .filter_arg = 2 };
+	struct starpu_data_filter f = { .filter_func = starpu_matrix_filter_vertical_block_shadow, .nchildren = 3, .filter_arg_ptr = (void *) (uintptr_t) 2 };
 	parent_init(&p, STARPU_MATRIX_INTERFACE_ID, sizeof(int64_t), 3, 14, 1, 5, 5 * 14);
 	cut_boxes(3, 14, 1, 1, 3, 2, boxes);
 	run_sync(&p, &f, 3, boxes);
@@ -590,7 +590,7 @@ static void run_block_filter(void (*fn)(void *, void *, struct starpu_data_filte
 	unsigned ldy = n[0] + 2, ldz = ldy * n[1] + 3;
 	struct parent p;
 	struct box boxes[3];
-	struct starpu_data_filter f = { .filter_func = fn, .nchildren = 3, .filter_arg = shadow };
+	struct starpu_data_filter f = { .filter_func = fn, .nchildren = 3, .filter_arg_ptr = (void *) (uintptr_t) shadow };
 	parent_init(&p, STARPU_BLOCK_INTERFACE_ID, sizeof(int32_t), n[0], n[1], n[2], ldy, ldz);
 	cut_boxes(n[0], n[1], n[2], dim, 3, shadow, boxes);
 	run_sync(&p, &f, 3, boxes);

@@ -191,10 +191,10 @@ static void test_too_many_pieces(void)
 	struct starpu_data_filter f = { .filter_func = starpu_vector_filter_block, .nchildren = N + 1 };
 	check_refused(&x, x.h, &f, "13 pieces of 12 elements");
 	/* shadows of 5 leave 2 elements for 3 pieces */
-	struct starpu_data_filter s = { .filter_func = starpu_vector_filter_block_shadow, .nchildren = 3, .filter_arg = 5 };
+	struct starpu_data_filter s = { .filter_func = starpu_vector_filter_block_shadow, .nchildren = 3, .filter_arg_ptr = (void *) (uintptr_t) 5 };
 	check_refused(&x, x.h, &s, "3 pieces of 2 elements");
 	/* shadows of 6 leave nothing */
-	s.filter_arg = 6;
+	s.filter_arg_ptr = (void *) (uintptr_t) 6;
 	check_refused(&x, x.h, &s, "shadow");
 	struct starpu_data_filter d = { .filter_func = starpu_vector_filter_divide_in_2, .nchildren = 2, .filter_arg = N + 1 };
 	check_refused(&x, x.h, &d, "13 elements in a vector of 12");

@@ -64,7 +64,7 @@ static int matrix_copy(void *src_interface, unsigned src_node, void *dst_interfa
 {
 	struct starpu_matrix_interface *s = src_interface, *d = dst_interface;
 	size_t col = (size_t) s->nx * s->elemsize;
-	if (s->ld == s->nx && d->ld == d->nx)
+	if ((s->ld == s->nx && d->ld == d->nx) || s->ny <= 1)
 		return starpu_interface_copy(s->dev_handle, s->offset, src_node, d->dev_handle, d->offset, dst_node,
 					     col * s->ny, async_data);
 	return starpu_interface_copy2d(s->dev_handle, s->offset, src_node, d->dev_handle, d->offset, dst_node,
@@ -129,6 +129,8 @@ static int matrix_pointer_is_inside(void *data_interface, unsigned node, void *p
 	if (p < m->ptr)
 		return 0;
 	size_t off = (p - m->ptr) / m->elemsize;
+	if (m->ny <= 1)
+		return off < m->nx;	/* ld unused, maybe 0 */
 	return off < (size_t) m->ld * m->ny && off % m->ld < m->nx;
 }
 
@@ -191,9 +193,11 @@ void starpu_matrix_data_register_allocsize(starpu_data_handle_t *handle, int hom
 		rt_error("starpu_matrix_data_register: ptr is NULL with home node %d (use home node -1 for data the runtime allocates)", home_node);
 		return;
 	}
-	if (ld < nx)
+	/* With one column, ld is never used: StarPU 1.3 accepts any (0 is
+	 * common) and keeps it. */
+	if (ld < nx && ny > 1)
 	{
-		rt_error("starpu_matrix_data_register: ld=%u is smaller than nx=%u", ld, nx);
+		rt_error("starpu_matrix_data_register: ld=%u is smaller than nx=%u (with ny=%u columns)", ld, nx, ny);
 		return;
 	}
 	struct starpu_matrix_interface m = {

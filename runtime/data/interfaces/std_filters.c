@@ -10,6 +10,8 @@
 #include "data/data.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 
 void starpu_filter_nparts_compute_chunk_size_and_offset(unsigned n, unsigned nparts, size_t elemsize, unsigned id,
@@ -56,12 +58,19 @@ void starpu_vector_filter_block(void *father_interface, void *child_interface, s
 	vector_piece(v, child_interface, (unsigned) off, chunk);
 }
 
-/* Shadow filters: filter_arg elements of margin on each side. The inner
- * part (without the margins) is cut evenly; each piece gets its margins. */
+/* Shadow filters: a margin of that many elements on each side. The inner
+ * part (without the margins) is cut evenly; each piece gets its margins.
+ * As in StarPU 1.3, the width is filter_arg_ptr (cast to a pointer), not
+ * filter_arg. */
+static unsigned shadow_of(const struct starpu_data_filter *f)
+{
+	return (unsigned) (uintptr_t) f->filter_arg_ptr;
+}
+
 void starpu_vector_filter_block_shadow(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts)
 {
 	struct starpu_vector_interface *v = father_interface;
-	unsigned shadow = f->filter_arg, chunk;
+	unsigned shadow = shadow_of(f), chunk;
 	size_t off;
 	starpu_filter_nparts_compute_chunk_size_and_offset(v->nx - 2 * shadow, nparts, 1, id, 1, &chunk, &off);
 	vector_piece(v, child_interface, (unsigned) off, chunk + 2 * shadow);
@@ -124,7 +133,7 @@ void starpu_matrix_filter_block(void *father_interface, void *child_interface, s
 void starpu_matrix_filter_block_shadow(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts)
 {
 	struct starpu_matrix_interface *m = father_interface;
-	unsigned shadow = f->filter_arg, chunk;
+	unsigned shadow = shadow_of(f), chunk;
 	size_t off;
 	starpu_filter_nparts_compute_chunk_size_and_offset(m->nx - 2 * shadow, nparts, m->elemsize, id, 1, &chunk, &off);
 	matrix_piece(m, child_interface, chunk + 2 * shadow, m->ny, off);
@@ -143,7 +152,7 @@ void starpu_matrix_filter_vertical_block(void *father_interface, void *child_int
 void starpu_matrix_filter_vertical_block_shadow(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts)
 {
 	struct starpu_matrix_interface *m = father_interface;
-	unsigned shadow = f->filter_arg, chunk;
+	unsigned shadow = shadow_of(f), chunk;
 	size_t off;
 	starpu_filter_nparts_compute_chunk_size_and_offset(m->ny - 2 * shadow, nparts, m->elemsize, id, m->ld, &chunk, &off);
 	matrix_piece(m, child_interface, m->nx, chunk + 2 * shadow, off);
@@ -183,7 +192,7 @@ void starpu_block_filter_block(void *father_interface, void *child_interface, st
 
 void starpu_block_filter_block_shadow(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts)
 {
-	block_cut(father_interface, child_interface, f->filter_arg, 0, id, nparts);
+	block_cut(father_interface, child_interface, shadow_of(f), 0, id, nparts);
 }
 
 void starpu_block_filter_vertical_block(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts)
@@ -194,7 +203,7 @@ void starpu_block_filter_vertical_block(void *father_interface, void *child_inte
 
 void starpu_block_filter_vertical_block_shadow(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts)
 {
-	block_cut(father_interface, child_interface, f->filter_arg, 1, id, nparts);
+	block_cut(father_interface, child_interface, shadow_of(f), 1, id, nparts);
 }
 
 void starpu_block_filter_depth_block(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts)
@@ -205,7 +214,7 @@ void starpu_block_filter_depth_block(void *father_interface, void *child_interfa
 
 void starpu_block_filter_depth_block_shadow(void *father_interface, void *child_interface, struct starpu_data_filter *f, unsigned id, unsigned nparts)
 {
-	block_cut(father_interface, child_interface, f->filter_arg, 2, id, nparts);
+	block_cut(father_interface, child_interface, shadow_of(f), 2, id, nparts);
 }
 
 /* ------------------------------------------------------------------ */
@@ -377,9 +386,11 @@ int data_filter_validate(struct starpu_data_filter *f, void *father_interface, u
 		if (check_kind(e->name, e->iface, father_interface, why, whylen))
 			return -EINVAL;
 		unsigned n = dim_length(father_interface, e->iface, e->dim);
-		unsigned shadow = e->shadow ? f->filter_arg : 0;
+		unsigned shadow = e->shadow ? shadow_of(f) : 0;
+		if (e->shadow && (uintptr_t) f->filter_arg_ptr > UINT_MAX / 2)
+			return WHY("%s: the shadow (filter_arg_ptr %p) is not a width", e->name, f->filter_arg_ptr);
 		if (2 * (size_t) shadow >= n && shadow)
-			return WHY("%s: the shadow (filter_arg %u) leaves nothing of the %u elements to cut", e->name, shadow, n);
+			return WHY("%s: the shadow (filter_arg_ptr %u) leaves nothing of the %u elements to cut", e->name, shadow, n);
 		if (nparts > n - 2 * shadow)
 			return WHY("%s: %u pieces of %u elements (at most one piece per element)", e->name, nparts, n - 2 * shadow);
 		return 0;

@@ -297,7 +297,7 @@ static int hp_push(struct starpu_task *task)
 			 "(starpu_heteroprio_set_mapping); running it on the first capable worker", b, name);
 	if (runnable)
 	{
-		worker_wake_one_idle(ctx, where & kinds, backlog);
+		worker_wake_one_idle(ctx, where & (kinds | WORKER_WHERE_RESTRICTED), backlog);
 		return 0;
 	}
 	/* Nobody would ever take it from the bucket. */
