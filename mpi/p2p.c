@@ -4,8 +4,12 @@
  * collectives) goes through p2p_submit: checks, a sequence number, then
  * the acquisition of the data on RAM through the public API — in read
  * mode for a send, write mode for a receive, after the tasks submitted
- * before on the handle — whose callback hands the request to the
- * progression thread. Nothing is submitted when a check fails.
+ * before on the handle — whose callback hands the request to the engine:
+ * a send is posted at once by the thread where the callback runs (the
+ * submitter when the data is ready, else the worker that ended the last
+ * task writing it) unless another thread is inside the engine; a
+ * receive's commands are queued and run at once if the engine is free.
+ * Nothing is submitted when a check fails.
  */
 #include "mpi_internal.h"
 
@@ -43,7 +47,10 @@ int p2p_check(const struct mp2p *p, struct mcomm **cp)
 
 static void acquired(void *arg)
 {
-	prog_push(arg, CMD_READY);
+	struct mreq *r = arg;
+	if (r->type == MREQ_SEND && post_now(r))
+		return;	/* r may be gone already */
+	prog_push_kick(r, CMD_READY);
 }
 
 int p2p_submit(const struct mp2p *p, starpu_mpi_req *req)
@@ -91,7 +98,7 @@ int p2p_submit(const struct mp2p *p, starpu_mpi_req *req)
 		return ret;
 	}
 	if (p->type == MREQ_RECV)
-		prog_push(r, CMD_SUBMIT);
+		prog_push_kick(r, CMD_SUBMIT);
 	return 0;
 }
 
@@ -261,7 +268,7 @@ int starpu_mpi_barrier(MPI_Comm comm)
 	if (!r)
 		return -ENOMEM;
 	r->comm = c;
-	prog_push(r, CMD_SUBMIT);
+	prog_push_kick(r, CMD_SUBMIT);
 	return req_wait(r, NULL);
 }
 
