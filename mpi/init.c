@@ -135,6 +135,11 @@ fail:
 
 static struct mcomm *comm_find(MPI_Comm comm)
 {
+	/* The communicators of init, without the lock: every
+	 * communication names one of them. */
+	for (int i = 0; i < 2; i++)
+		if (mpi.comm_init[i] && mpi.comm_init[i]->comm == comm)
+			return mpi.comm_init[i];
 	starpu_pthread_mutex_lock(&mpi.lock);
 	struct mcomm *c = mpi.comms;
 	while (c && c->comm != comm)
@@ -283,9 +288,9 @@ void starpu_mpi_comm_amounts_retrieve(size_t *comm_amounts)
 {
 	if (mpi_check_ready("starpu_mpi_comm_amounts_retrieve") || !comm_amounts)
 		return;
-	starpu_pthread_mutex_lock(&mpi.lock);
-	memcpy(comm_amounts, mpi.comm_amounts, sizeof(size_t) * (size_t) mpi.world_size);
-	starpu_pthread_mutex_unlock(&mpi.lock);
+	/* Counted by the engine atomically, without mpi.lock. */
+	for (int r = 0; r < mpi.world_size; r++)
+		comm_amounts[r] = __atomic_load_n(&mpi.comm_amounts[r], __ATOMIC_RELAXED);
 }
 
 /* ------------------------------------------------------------------ */
@@ -320,6 +325,7 @@ static const char *level_name(int level)
 
 static void free_comms(void)
 {
+	mpi.comm_init[0] = mpi.comm_init[1] = NULL;
 	starpu_pthread_mutex_lock(&mpi.lock);
 	struct mcomm *c = mpi.comms;
 	mpi.comms = NULL;
@@ -412,7 +418,8 @@ static int layer_init(int *argc, char ***argv, int initialize_mpi, MPI_Comm comm
 	mpi.init_comm = comm;
 	/* The init communicator and the world are known on every rank: they
 	 * take part in the shutdown handshake. */
-	if (!mcomm_register_now(comm, 1) || (comm != MPI_COMM_WORLD && !mcomm_register_now(MPI_COMM_WORLD, 1)))
+	if (!(mpi.comm_init[0] = mcomm_register_now(comm, 1)) ||
+	    (comm != MPI_COMM_WORLD && !(mpi.comm_init[1] = mcomm_register_now(MPI_COMM_WORLD, 1))))
 	{
 		mpi_error("%s: the communicator cannot be used (-EINVAL)", fn);
 		goto fail;

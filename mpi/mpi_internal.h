@@ -209,6 +209,7 @@ struct mreq
 	int64_t tag, seq;
 	int prio;
 	unsigned detached:1, ssend:1;
+	unsigned sync_ready:1;		/* a receive's data was acquired during its submission, in its submitter */
 	int seq_consistency;
 	void (*callback)(void *);
 	void *arg;
@@ -275,6 +276,8 @@ void prog_push(struct mreq *r, unsigned cmd);
 /* Queues r, then runs the queue in this thread if the engine is free
  * (else the progression thread is woken). */
 void prog_push_kick(struct mreq *r, unsigned cmd);
+/* Runs r's command(s) now, engine lock held. */
+void prog_run(struct mreq *r, unsigned cmd);
 /* A send whose data this thread just acquired: posted and tested here if
  * the engine is free (1; r may be complete, even freed, on return), else
  * 0 and nothing done. */
@@ -404,6 +407,7 @@ struct mpi_state
 	unsigned spin_us, busy_poll_us, idle_poll_us;
 	size_t inline_max;		/* largest message sent inside its envelope (VELA_MPI_INLINE_MAX) */
 	struct mcomm *comms;		/* under lock */
+	struct mcomm *comm_init[2];	/* the records of init's communicator and the world (set before the threads start) */
 
 	starpu_pthread_mutex_t elock;	/* the engine (see the top of this file) */
 	int driver;			/* an application thread drives the engine (atomic) */
@@ -413,7 +417,7 @@ struct mpi_state
 	struct mhash handles;		/* handle -> struct mdata */
 	struct mhash tags;		/* (comm, tag) -> handle */
 	struct mhash seq_send, seq_recv;	/* (comm, peer, tag) -> next seq */
-	size_t *comm_amounts;		/* bytes sent per world rank */
+	size_t *comm_amounts;		/* bytes sent per world rank (atomic counters; the array is set at init) */
 	uint64_t cache_hits_send, cache_hits_recv, cache_bytes_saved;
 
 	starpu_pthread_mutex_t qlock;

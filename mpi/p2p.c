@@ -45,11 +45,21 @@ int p2p_check(const struct mp2p *p, struct mcomm **cp)
 	return 0;
 }
 
+/* The receive whose data this thread is acquiring in p2p_submit: its
+ * callback, when it runs at once in this thread, leaves the rest to
+ * p2p_submit (one pass in the engine for both commands). */
+static __thread struct mreq *submitting;
+
 static void acquired(void *arg)
 {
 	struct mreq *r = arg;
 	if (r->type == MREQ_SEND && post_now(r))
 		return;	/* r may be gone already */
+	if (r == submitting)
+	{
+		r->sync_ready = 1;
+		return;
+	}
 	prog_push_kick(r, CMD_READY);
 }
 
@@ -78,10 +88,12 @@ int p2p_submit(const struct mp2p *p, starpu_mpi_req *req)
 	if (req)
 		*req = r;
 	/* A receive enters matching after its acquisition is asked for:
-	 * the progression thread copes with either order of its commands. */
+	 * the engine copes with either order of its commands. */
+	submitting = p->type == MREQ_RECV ? r : NULL;
 	ret = starpu_data_acquire_on_node_cb_sequential_consistency(p->handle, STARPU_MAIN_RAM,
 								     p->type == MREQ_SEND ? STARPU_R : STARPU_W,
 								     acquired, r, p->seq_consistency);
+	submitting = NULL;
 	if (ret)
 	{
 		/* The handle is not usable (unregistered?). Its number was
@@ -98,7 +110,18 @@ int p2p_submit(const struct mp2p *p, starpu_mpi_req *req)
 		return ret;
 	}
 	if (p->type == MREQ_RECV)
-		prog_push_kick(r, CMD_SUBMIT);
+	{
+		/* r cannot complete before it is submitted: it is ours
+		 * until the engine runs this. */
+		unsigned cmd = r->sync_ready ? CMD_SUBMIT | CMD_READY : CMD_SUBMIT;
+		if (engine_try_enter())
+		{
+			prog_run(r, cmd);
+			engine_leave();
+		}
+		else
+			prog_push_kick(r, cmd);
+	}
 	return 0;
 }
 

@@ -219,8 +219,10 @@ void req_complete(struct mreq *r, int result)
  * thread should poll now for what is still in flight. */
 static int drive(struct mreq *r)
 {
-	double last = now_us();
-	unsigned polls = 0, turns = 0;
+	/* quiet: polls since the last activity; the clock is read only
+	 * after 64 of them (reading it costs as much as a poll). */
+	unsigned quiet = 0, turns = 0;
+	double quiet_since = 0;
 	int pending = 0;
 	while (!req_done(r))
 	{
@@ -236,15 +238,16 @@ static int drive(struct mreq *r)
 		 * other programs): spinning without a yield would keep it
 		 * off the core until the scheduler's next preemption,
 		 * hundreds of microseconds. */
-		if (++turns % 16 == 0)
+		if (++turns % 32 == 0)
 			sched_yield();
 		if (did || moving)
 		{
-			last = now_us();
-			polls = 0;
+			quiet = 0;
 			continue;
 		}
-		if (++polls >= 64 && now_us() - last >= mpi.spin_us)
+		if (++quiet == 64)
+			quiet_since = now_us();
+		else if (quiet > 64 && quiet % 16 == 0 && now_us() - quiet_since >= mpi.spin_us)
 			return 1;	/* a long wait: the progression thread's back-off takes it */
 	}
 	return pending;
@@ -550,10 +553,9 @@ static int send_start(struct mreq *r)
 		nmpi = 1 + post_chunks(&r->desc, 1, r->ssend, c, r->peer, r->env.data_tag, OP_DATA_SEND, r);
 	}
 	r->nmpi = nmpi;
-	starpu_pthread_mutex_lock(&mpi.lock);
+	/* Set at init, freed after the engine stops. */
 	if (mpi.comm_amounts)
-		mpi.comm_amounts[c->world[r->peer]] += r->desc.size;
-	starpu_pthread_mutex_unlock(&mpi.lock);
+		__atomic_add_fetch(&mpi.comm_amounts[c->world[r->peer]], r->desc.size, __ATOMIC_RELAXED);
 	if (mpi.comm_debug)
 	{
 		char lbl[64];
@@ -696,6 +698,11 @@ static void run_commands(struct mreq **rs, const unsigned *cmds, int nb)
 		send_start(sends[i]);
 	if (sends != sends_inline)
 		free(sends);
+}
+
+void prog_run(struct mreq *r, unsigned cmd)
+{
+	run_commands(&r, &cmd, 1);
 }
 
 /* Takes the queued commands and runs them; 1 if there were any. */
