@@ -403,6 +403,9 @@ static int layer_init(int *argc, char ***argv, int initialize_mpi, MPI_Comm comm
 	mpi.spin_us = env_unsigned("VELA_MPI_SPIN_US", 100);
 	mpi.busy_poll_us = env_unsigned("VELA_MPI_BUSY_POLL_US", 1000);
 	mpi.idle_poll_us = env_unsigned("VELA_MPI_IDLE_POLL_US", 5000);
+	mpi.nworkers = (int) starpu_worker_get_count();
+	if (mpi.nworkers < 1)
+		mpi.nworkers = 1;
 	mpi.inline_max = env_unsigned("VELA_MPI_INLINE_MAX", (unsigned) VELA_MPI_INLINE_CAP);
 	if (mpi.inline_max > VELA_MPI_INLINE_CAP)
 		mpi.inline_max = VELA_MPI_INLINE_CAP;

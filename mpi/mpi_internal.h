@@ -405,6 +405,7 @@ struct mpi_state
 	int cache_enabled;
 	int cache_stats, comm_stats, comm_debug;
 	unsigned spin_us, busy_poll_us, idle_poll_us;
+	int nworkers;			/* the runtime's workers (at init); more ready tasks than this: all have work */
 	size_t inline_max;		/* largest message sent inside its envelope (VELA_MPI_INLINE_MAX) */
 	struct mcomm *comms;		/* under lock */
 	struct mcomm *comm_init[2];	/* the records of init's communicator and the world (set before the threads start) */

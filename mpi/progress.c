@@ -31,11 +31,14 @@
  * the delay it adds to a message is at most about 12% of the wait), and
  * at most busy_poll_us while requests are live, idle_poll_us when nothing
  * but the envelope receives is posted. While data moves (MPI progresses
- * large messages only when called) it does not sleep. While an
- * application thread drives, it naps (busy_poll_us/4) instead of
- * competing for the core. A queued command wakes it at once. So an idle
- * rank costs a few hundred wake-ups a second, not a core (mpi/README.md
- * gives the measured figures).
+ * large messages only when called) it does not sleep. It does not spin
+ * either while the runtime has more ready tasks than workers (every
+ * worker is busy and has more to do: the thread would only take their
+ * cores), but sleeps at most busy_poll_us/4. While an application thread
+ * drives, it naps (busy_poll_us/4) instead of competing for the core. A
+ * queued command wakes it at once. So an idle rank costs a few hundred
+ * wake-ups a second, not a core (mpi/README.md gives the measured
+ * figures).
  */
 #include "mpi_internal.h"
 
@@ -994,9 +997,18 @@ static void *progress_main(void *arg)
 			continue;
 		}
 		/* Spin for spin_us and a number of polls both: on a loaded
-		 * machine the thread may not have run for most of spin_us. */
+		 * machine the thread may not have run for most of spin_us.
+		 * Not while every worker has a task and another waiting,
+		 * though: spinning would only take their cores (the thread
+		 * shares them), and a message that arrives meanwhile waits
+		 * for a worker anyway. (Ready tasks count the running ones;
+		 * with no more than one per worker, a worker may soon wait
+		 * for a message, and a prompt poll shortens its wait.) Then
+		 * it sleeps at once, at most busy_poll_us / 4, so that it
+		 * looks again soon after the workers run short of tasks. */
 		double quiet = t - last;
-		if (!driven && (quiet < mpi.spin_us || ++polls < 64 || moving))
+		int workers_busy = starpu_task_nready() > mpi.nworkers;
+		if (!driven && (moving || (!workers_busy && (++polls < 64 || quiet < mpi.spin_us))))
 		{
 			sched_yield();
 			continue;
@@ -1004,9 +1016,11 @@ static void *progress_main(void *arg)
 		starpu_pthread_mutex_lock(&mpi.qlock);
 		int busy = mpi.nlive > 0;
 		unsigned cap = busy ? mpi.busy_poll_us : mpi.idle_poll_us;
+		if (busy && workers_busy && cap > mpi.busy_poll_us / 4)
+			cap = mpi.busy_poll_us / 4;
 		/* Sleeping an eighth of the time already waited bounds what
 		 * it adds to a wait to about 12%, and makes long waits cheap. */
-		double sleep_us = driven ? mpi.busy_poll_us / 4.0 : 16 + (quiet - mpi.spin_us) / 8;
+		double sleep_us = driven ? mpi.busy_poll_us / 4.0 : 16 + (quiet > mpi.spin_us ? quiet - mpi.spin_us : 0) / 8;
 		if (sleep_us > cap)
 			sleep_us = cap;
 		if ((driven || !mpi.qhead) && P.stop_requested == stop)
