@@ -11,6 +11,10 @@
 #   vela_pc       directory holding vela.pc, or empty
 #   build_vela    1: run scripts/build.sh even if a staged Vela exists
 #   starpu_only   1: build and run the StarPU side only
+# and, optionally (the MPI benchmarks):
+#   cmp_vela_mod, cmp_starpu_mod  the pkg-config modules the sources build
+#                 against (default vela and starpu-1.3; vela-mpi and
+#                 starpumpi-1.3 for StarPU-MPI programs)
 #
 # Defined here: repo, outdir, stage_pc, CC, CFLAGS, die, cmp_build_sides,
 # cmp_env, cmp_alternate, cmp_median, cmp_ratio, cmp_target_met, cmp_header.
@@ -24,6 +28,8 @@ user_pcpath=${PKG_CONFIG_PATH:-}
 vela_pcpath=""
 cmp_vela_ready=0	# Vela staged and found once: later sources skip the check
 cmp_extra=()		# extra compile/link words for the source being built
+cmp_vela_mod=${cmp_vela_mod:-vela}
+cmp_starpu_mod=${cmp_starpu_mod:-starpu-1.3}
 
 die() {
 	echo "$cmp_name: $*" >&2
@@ -72,10 +78,11 @@ cmp_find_vela() {
 }
 
 # cmp_build_sides NAME [SRC [EXTRA...]]: builds SRC (default bench/NAME.c)
-# as $outdir/NAME-starpu (Debian's starpu-1.3 through the caller's
-# PKG_CONFIG_PATH) and, unless starpu_only, $outdir/NAME-vela (the staged
-# build first, then PKG_CONFIG_PATH), and checks that each links the library
-# it should. EXTRA words are added to both compile lines (e.g. BLAS flags).
+# as $outdir/NAME-starpu (Debian's $cmp_starpu_mod through the caller's
+# PKG_CONFIG_PATH) and, unless starpu_only, $outdir/NAME-vela ($cmp_vela_mod:
+# the staged build first, then PKG_CONFIG_PATH), and checks that each links
+# the library it should. EXTRA words are added to both compile lines (e.g.
+# BLAS flags).
 cmp_build_sides() {
 	local src="${2:-$repo/bench/$1.c}" sbin="$outdir/$1-starpu" vbin="$outdir/$1-vela"
 	cmp_extra=("${@:3}")
@@ -83,9 +90,9 @@ cmp_build_sides() {
 	command -v pkg-config >/dev/null || die "pkg-config is not installed"
 	mkdir -p "$outdir" "$outdir/home"
 
-	pkg-config --exists starpu-1.3 ||
-		die "pkg-config cannot find starpu-1.3 (install libstarpu-dev)"
-	cmp_build "$src" "$sbin" starpu-1.3 "$user_pcpath"
+	pkg-config --exists "$cmp_starpu_mod" ||
+		die "pkg-config cannot find $cmp_starpu_mod (install libstarpu-dev)"
+	cmp_build "$src" "$sbin" "$cmp_starpu_mod" "$user_pcpath"
 	links_to "$sbin" 'libstarpu-1\.3' ||
 		die "$sbin does not link libstarpu-1.3"
 	! links_to "$sbin" libvela ||
@@ -93,7 +100,9 @@ cmp_build_sides() {
 
 	[ "$starpu_only" = 0 ] || return 0
 	cmp_find_vela
-	cmp_build "$src" "$vbin" vela "$vela_pcpath"
+	PKG_CONFIG_PATH="$vela_pcpath" pkg-config --exists "$cmp_vela_mod" ||
+		die "pkg-config cannot find $cmp_vela_mod next to vela (for vela-mpi: Vela was configured without Open MPI)"
+	cmp_build "$src" "$vbin" "$cmp_vela_mod" "$vela_pcpath"
 	links_to "$vbin" libvela ||
 		die "$vbin does not link libvela"
 	links_to "$vbin" 'libstarpu-1\.3' &&

@@ -22,6 +22,9 @@
 /* Per interface id (per handle ones live in struct mdata). Under mpi.lock. */
 static struct mhash iface_types;
 static int iface_types_ready;
+/* Whether any datatype was ever registered (atomic; never reset): until
+ * then desc_build needs no lookup under mpi.lock. */
+static int any_registered;
 
 struct dt_funcs
 {
@@ -39,6 +42,7 @@ int starpu_mpi_datatype_register(starpu_data_handle_t handle, starpu_mpi_datatyp
 		mpi_error("starpu_mpi_datatype_register: %s is NULL (-EINVAL)", handle ? "allocate_datatype_func" : "handle");
 		return -EINVAL;
 	}
+	__atomic_store_n(&any_registered, 1, __ATOMIC_RELEASE);
 	starpu_pthread_mutex_lock(&mpi.lock);
 	struct mdata *d = mdata_make_locked(handle);
 	if (d)
@@ -78,6 +82,7 @@ int starpu_mpi_interface_datatype_register(enum starpu_data_interface_id id, sta
 		return -ENOMEM;
 	f->alloc = allocate_datatype_func;
 	f->free = free_datatype_func;
+	__atomic_store_n(&any_registered, 1, __ATOMIC_RELEASE);
 	/* Allowed before init: applications register their interfaces early.
 	 * The lock exists from the library's load (init.c). */
 	starpu_pthread_mutex_lock(&mpi.lock);
@@ -256,21 +261,24 @@ int desc_build(struct mdesc *d, starpu_data_handle_t h, int for_send, const char
 
 	/* A datatype registered for the handle, else for its interface. */
 	struct dt_funcs f = { NULL, NULL };
-	starpu_pthread_mutex_lock(&mpi.lock);
-	struct mdata *md = mdata_find_locked(h);
-	if (md && md->dt_alloc)
+	if (__atomic_load_n(&any_registered, __ATOMIC_ACQUIRE))
 	{
-		f.alloc = md->dt_alloc;
-		f.free = md->dt_free;
+		starpu_pthread_mutex_lock(&mpi.lock);
+		struct mdata *md = mdata_find_locked(h);
+		if (md && md->dt_alloc)
+		{
+			f.alloc = md->dt_alloc;
+			f.free = md->dt_free;
+		}
+		else if (iface_types_ready)
+		{
+			struct mkey k = { .b = (int64_t) starpu_data_get_interface_id(h) };
+			struct mhash_entry *e = mhash_find(&iface_types, &k);
+			if (e)
+				f = *(struct dt_funcs *) e->v.ptr;
+		}
+		starpu_pthread_mutex_unlock(&mpi.lock);
 	}
-	else if (iface_types_ready)
-	{
-		struct mkey k = { .b = (int64_t) starpu_data_get_interface_id(h) };
-		struct mhash_entry *e = mhash_find(&iface_types, &k);
-		if (e)
-			f = *(struct dt_funcs *) e->v.ptr;
-	}
-	starpu_pthread_mutex_unlock(&mpi.lock);
 
 	char lbl[64];
 	if (f.alloc)

@@ -1,10 +1,10 @@
 /* init.c — starting and stopping the MPI layer, communicators, ranks.
  *
  * Initialisation runs in the application's thread before the progression
- * thread exists, so it may call MPI itself; afterwards only the
- * progression thread does (prog_call runs the few MPI queries the API
- * needs there). Shutdown hands the end to the progression thread (the
- * bye handshake of match.c), then finalises what init started.
+ * thread exists, so it may call MPI itself; afterwards MPI is called only
+ * under the engine lock (prog_call runs the few MPI queries the API needs
+ * under it). Shutdown hands the end to the progression thread (the bye
+ * handshake of match.c), then finalises what init started.
  */
 #include "mpi_internal.h"
 
@@ -14,6 +14,7 @@
 #include <string.h>
 
 struct mpi_state mpi = {
+	.elock = STARPU_PTHREAD_MUTEX_INITIALIZER,
 	.lock = STARPU_PTHREAD_MUTEX_INITIALIZER,
 	.qlock = STARPU_PTHREAD_MUTEX_INITIALIZER,
 	.qcond = STARPU_PTHREAD_COND_INITIALIZER,
@@ -134,6 +135,11 @@ fail:
 
 static struct mcomm *comm_find(MPI_Comm comm)
 {
+	/* The communicators of init, without the lock: every
+	 * communication names one of them. */
+	for (int i = 0; i < 2; i++)
+		if (mpi.comm_init[i] && mpi.comm_init[i]->comm == comm)
+			return mpi.comm_init[i];
 	starpu_pthread_mutex_lock(&mpi.lock);
 	struct mcomm *c = mpi.comms;
 	while (c && c->comm != comm)
@@ -151,6 +157,10 @@ struct late_comm
 static void register_late(void *arg)
 {
 	struct late_comm *lc = arg;
+	/* Another thread may have registered it meanwhile. */
+	lc->c = comm_find(lc->comm);
+	if (lc->c)
+		return;
 	lc->c = mcomm_register_now(lc->comm, 0);
 	if (lc->c)
 		prog_listen_new_comm(lc->c);
@@ -166,8 +176,8 @@ struct mcomm *mpi_comm_get(MPI_Comm comm, const char *fn)
 		mpi_error("%s: the communicator is MPI_COMM_NULL (-EINVAL)", fn);
 		return NULL;
 	}
-	/* A communicator first seen now: registered by the progression
-	 * thread (it alone calls MPI). It takes no part in the shutdown
+	/* A communicator first seen now: registered under the engine lock
+	 * (the one allowed to call MPI). It takes no part in the shutdown
 	 * handshake, which only the communicators known on every rank at
 	 * init can do. */
 	struct late_comm lc = { comm, NULL };
@@ -278,9 +288,9 @@ void starpu_mpi_comm_amounts_retrieve(size_t *comm_amounts)
 {
 	if (mpi_check_ready("starpu_mpi_comm_amounts_retrieve") || !comm_amounts)
 		return;
-	starpu_pthread_mutex_lock(&mpi.lock);
-	memcpy(comm_amounts, mpi.comm_amounts, sizeof(size_t) * (size_t) mpi.world_size);
-	starpu_pthread_mutex_unlock(&mpi.lock);
+	/* Counted by the engine atomically, without mpi.lock. */
+	for (int r = 0; r < mpi.world_size; r++)
+		comm_amounts[r] = __atomic_load_n(&mpi.comm_amounts[r], __ATOMIC_RELAXED);
 }
 
 /* ------------------------------------------------------------------ */
@@ -315,6 +325,7 @@ static const char *level_name(int level)
 
 static void free_comms(void)
 {
+	mpi.comm_init[0] = mpi.comm_init[1] = NULL;
 	starpu_pthread_mutex_lock(&mpi.lock);
 	struct mcomm *c = mpi.comms;
 	mpi.comms = NULL;
@@ -369,7 +380,7 @@ static int layer_init(int *argc, char ***argv, int initialize_mpi, MPI_Comm comm
 	MPI_Comm_rank(MPI_COMM_WORLD, &mpi.world_rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &mpi.world_size);
 	if (mpi.thread_level < MPI_THREAD_SERIALIZED)
-		mpi_error("%s: MPI provides %s; the progression thread calls MPI from a thread of its own, which needs MPI_THREAD_SERIALIZED: expect trouble",
+		mpi_error("%s: MPI provides %s; the layer calls MPI from several threads (one at a time), which needs MPI_THREAD_SERIALIZED: expect trouble",
 			  fn, level_name(mpi.thread_level));
 
 	int *ub = NULL, has = 0;
@@ -392,6 +403,12 @@ static int layer_init(int *argc, char ***argv, int initialize_mpi, MPI_Comm comm
 	mpi.spin_us = env_unsigned("VELA_MPI_SPIN_US", 100);
 	mpi.busy_poll_us = env_unsigned("VELA_MPI_BUSY_POLL_US", 1000);
 	mpi.idle_poll_us = env_unsigned("VELA_MPI_IDLE_POLL_US", 5000);
+	mpi.nworkers = (int) starpu_worker_get_count();
+	if (mpi.nworkers < 1)
+		mpi.nworkers = 1;
+	mpi.inline_max = env_unsigned("VELA_MPI_INLINE_MAX", (unsigned) VELA_MPI_INLINE_CAP);
+	if (mpi.inline_max > VELA_MPI_INLINE_CAP)
+		mpi.inline_max = VELA_MPI_INLINE_CAP;
 	mpi.cache_hits_send = mpi.cache_hits_recv = mpi.cache_bytes_saved = 0;
 
 	mpi.comm_amounts = calloc((size_t) mpi.world_size, sizeof(size_t));
@@ -404,7 +421,8 @@ static int layer_init(int *argc, char ***argv, int initialize_mpi, MPI_Comm comm
 	mpi.init_comm = comm;
 	/* The init communicator and the world are known on every rank: they
 	 * take part in the shutdown handshake. */
-	if (!mcomm_register_now(comm, 1) || (comm != MPI_COMM_WORLD && !mcomm_register_now(MPI_COMM_WORLD, 1)))
+	if (!(mpi.comm_init[0] = mcomm_register_now(comm, 1)) ||
+	    (comm != MPI_COMM_WORLD && !(mpi.comm_init[1] = mcomm_register_now(MPI_COMM_WORLD, 1))))
 	{
 		mpi_error("%s: the communicator cannot be used (-EINVAL)", fn);
 		goto fail;

@@ -11,13 +11,18 @@
  * (unless the sender asked for a synchronous send, which then waits), and
  * copied into the handle when the receive comes.
  *
+ * A small message comes inline: its bytes follow the envelope in the same
+ * MPI message, and are copied into the handle straight from the envelope
+ * receive's buffer when the receive is ready, else kept like an early
+ * message's.
+ *
  * At shutdown every rank sends each peer a bye listing how many messages
  * it sent per tag. A receive numbered at or beyond that count can never be
  * matched: it is reported and ended (-ENOMSG), which also frees the tasks
  * waiting for it. Once every bye and every envelope it announced arrived,
  * early messages nobody received are reported too.
  *
- * Everything here runs in the progression thread.
+ * Everything here runs under the engine lock (mpi.elock).
  */
 #include "mpi_internal.h"
 
@@ -212,34 +217,31 @@ static void start_recv(struct mreq *r)
 		recv_done(r);
 }
 
-/* r is ready and took an early message whose data has arrived. */
-static void finish_from_early(struct mreq *r)
+/* r is ready, has its envelope (r->env), and its bytes are in bytes
+ * (an early buffer or an inline message): copies them into the handle. */
+static void deliver(struct mreq *r, const char *bytes)
 {
-	struct mearly *e = r->early;
-	r->early = NULL;
-	r->env = e->env;
-	r->status_source = e->source;
 	int ret = recv_check(r);
 	if (!ret)
 	{
 		switch (r->desc.how)
 		{
 		case HOW_SEGMENTS:
-			desc_scatter(&r->desc, e->buf);
+			desc_scatter(&r->desc, bytes);
 			break;
 		case HOW_PACKED:
 			/* Unpack frees what the RAM allocator gave. */
-			r->bufsize = (size_t) e->env.size;
+			r->bufsize = (size_t) r->env.size;
 			r->buf = pbuf_alloc(r->bufsize);
 			if (!r->buf)
 				ret = -ENOMEM;
 			else
-				memcpy(r->buf, e->buf, r->bufsize);
+				memcpy(r->buf, bytes, r->bufsize);
 			break;
 		case HOW_USER:
 		{
 			int pos = 0;
-			if (MPI_Unpack(e->buf, (int) e->env.wire, &pos, r->desc.base, 1, r->desc.dt, r->comm->comm) != MPI_SUCCESS)
+			if (MPI_Unpack(bytes, (int) r->env.wire, &pos, r->desc.base, 1, r->desc.dt, r->comm->comm) != MPI_SUCCESS)
 				ret = -EINVAL;
 			break;
 		}
@@ -247,12 +249,22 @@ static void finish_from_early(struct mreq *r)
 			break;
 		}
 	}
-	free(e->buf);
-	free(e);
 	if (ret)
 		req_complete(r, ret);
 	else
 		recv_done(r);
+}
+
+/* r is ready and took an early message whose data has arrived. */
+static void finish_from_early(struct mreq *r)
+{
+	struct mearly *e = r->early;
+	r->early = NULL;
+	r->env = e->env;
+	r->status_source = e->source;
+	deliver(r, e->buf);
+	free(e->buf);
+	free(e);
 }
 
 /* r is ready and holds an early message. */
@@ -528,8 +540,36 @@ int match_report_unclaimed(void)
 /* ------------------------------------------------------------------ */
 /* Envelopes and completions. */
 
-void match_envelope(struct mcomm *c, int source, const struct menv *env)
+/* The bytes of an inline message that cannot go into its handle yet, as
+ * an early message whose data has arrived. */
+static struct mearly *early_inline(struct mcomm *c, int source, const struct menv *env, const char *bytes)
 {
+	struct mearly *m = calloc(1, sizeof(*m));
+	if (m)
+		m->buf = malloc(env->size ? (size_t) env->size : 1);
+	if (!m || !m->buf)
+	{
+		mpi_error("out of memory keeping a message of %lld bytes from rank %d tag %lld: dropped", (long long) env->size, source, (long long) env->tag);
+		free(m);
+		return NULL;
+	}
+	m->comm = c;
+	m->source = source;
+	m->env = *env;
+	m->bufsize = (size_t) env->size;
+	memcpy(m->buf, bytes, m->bufsize);
+	m->complete = 1;
+	return m;
+}
+
+void match_envelope(struct mcomm *c, int source, const struct menv *env, size_t count)
+{
+	if (count < sizeof(*env))
+	{
+		mpi_error("a message of %zu bytes came from rank %d on the envelope tag %d: another program uses the layer's MPI tag on this communicator?",
+			  count, source, mpi.env_tag);
+		return;
+	}
 	if (env->type == ENV_BYE)
 	{
 		bye_arrived(c, source, env);
@@ -539,6 +579,14 @@ void match_envelope(struct mcomm *c, int source, const struct menv *env)
 	{
 		mpi_error("an envelope of unknown type %d came from rank %d: another program uses the layer's MPI tag %d on this communicator?",
 			  (int) env->type, source, mpi.env_tag);
+		return;
+	}
+	int inl = env->data_tag == ENV_INLINE;
+	const char *bytes = (const char *) (env + 1);
+	if (inl && (env->size < 0 || count != sizeof(*env) + (size_t) env->size))
+	{
+		mpi_error("a message from rank %d with tag %lld announces %lld bytes but carries %zu: dropped",
+			  source, (long long) env->tag, (long long) env->size, count - sizeof(*env));
 		return;
 	}
 	c->env_count[source]++;
@@ -552,8 +600,42 @@ void match_envelope(struct mcomm *c, int source, const struct menv *env)
 		r->env = *env;
 		r->env_arrived = 1;
 		r->status_source = source;
+		if (inl)
+		{
+			if (r->ready)
+				deliver(r, bytes);
+			else if (!(r->early = early_inline(c, source, env, bytes)))
+			{
+				/* Lost: the receive waits, reported at shutdown. */
+				r->env_arrived = 0;
+				struct mhash_entry *again = mhash_get(&posted, &k);
+				if (again)
+				{
+					again->v.ptr = r;
+					r->posted = 1;
+				}
+			}
+			return;
+		}
 		if (r->ready)
 			start_recv(r);
+		return;
+	}
+	if (inl)
+	{
+		struct mearly *m = early_inline(c, source, env, bytes);
+		struct mhash_entry *ee = m ? mhash_get(&early, &k) : NULL;
+		if (!ee)
+		{
+			if (m)
+			{
+				mpi_error("out of memory keeping an early message from rank %d tag %lld: dropped", source, (long long) env->tag);
+				free(m->buf);
+				free(m);
+			}
+			return;
+		}
+		ee->v.ptr = m;
 		return;
 	}
 	struct mearly *m = calloc(1, sizeof(*m));

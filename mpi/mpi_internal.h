@@ -2,17 +2,24 @@
  * the progression thread's interface, data descriptions, handle records.
  *
  * Design (mpi/README.md has the longer story):
- *  - Application threads never call MPI after initialisation. They make a
- *    request (struct mreq), acquire its data through the public API
- *    (starpu_data_acquire_on_node_cb) and hand the request to the
- *    progression thread (progress.c), which is the only thread that calls
- *    MPI: MPI_THREAD_SERIALIZED suffices, and MULTIPLE costs nothing more.
+ *  - A communication is a request (struct mreq): its data is acquired
+ *    through the public API (starpu_data_acquire_on_node_cb), then the
+ *    engine (progress.c, match.c) posts and tests its MPI operations.
+ *    After initialisation MPI is called only under the engine lock
+ *    (mpi.elock), by whichever thread holds it: the submitter of a send
+ *    whose data is ready, a thread blocked in starpu_mpi_wait, or the
+ *    progression thread, which does what nobody else does (progress.c's
+ *    header says who does what). Calls never overlap, so
+ *    MPI_THREAD_SERIALIZED suffices; under MULTIPLE the lock still guards
+ *    the engine's own state.
  *  - A message is an envelope (struct menv: 64-bit tag, sequence number,
  *    size, how the data is laid out) on one reserved MPI tag, then the data
  *    in chunks of at most max_message bytes on a data tag picked per
- *    message. Receivers always have an envelope receive posted, so data
- *    arriving before its receive (an early message) is taken into a buffer
- *    at once and the sender never waits for the receiver's task flow.
+ *    message; a small message travels inside its envelope's MPI message
+ *    (inline, at most inline_max bytes). Receivers always have an envelope
+ *    receive posted, so data arriving before its receive (an early
+ *    message) is taken into a buffer at once and the sender never waits
+ *    for the receiver's task flow.
  *  - Sends and receives between two ranks with the same tag are numbered
  *    at submission on both sides (seq); an envelope matches the receive of
  *    the same (peer, tag, seq). Matching thus follows the order of the task
@@ -20,11 +27,15 @@
  *    ranks exchange how many messages each sent per tag (a "bye"), which
  *    tells exactly which receives can never be matched.
  *
- * Locks, in order: mpi.lock (handle records, tag table, sequence counters,
- * cache state, comm list), then mpi.qlock (the command queue, request
- * completion, live-request list). Neither is held while calling the
- * runtime or MPI, except that the progression thread posts MPI operations
- * holding neither.
+ * Locks, in order: mpi.elock (the engine: every MPI call after init, the
+ * operations in flight, matching, the fields of requests marked "engine";
+ * held while completing requests, so the runtime and callbacks are called
+ * under it, and it is only ever taken with trylock by threads that may be
+ * inside the runtime: whoever fails queues its command instead), then
+ * mpi.lock (handle records, tag table, sequence counters, cache state,
+ * comm list), then mpi.qlock (the command queue, request completion,
+ * live-request list). Neither mpi.lock nor mpi.qlock is held while calling
+ * the runtime or MPI.
  */
 #ifndef VELA_MPI_INTERNAL_H
 #define VELA_MPI_INTERNAL_H
@@ -79,7 +90,7 @@ void mhash_foreach(struct mhash *h, void (*fn)(struct mhash_entry *e, void *arg)
 /* --------------------------------------------------------------- comms */
 
 /* A communicator the layer uses. The first fields are set once and read by
- * anyone; the rest belong to the progression thread. */
+ * anyone; the rest belong to the engine (mpi.elock). */
 struct mcomm
 {
 	MPI_Comm comm;
@@ -88,7 +99,7 @@ struct mcomm
 	int bye;			/* takes part in the shutdown handshake */
 	struct mcomm *next;		/* the comm list (append only) */
 
-	/* progression thread only */
+	/* engine only */
 	int listening;
 	int next_data_tag;
 	int64_t *env_count;		/* data envelopes received per peer */
@@ -98,8 +109,8 @@ struct mcomm
 };
 
 /* The comm record of comm: looked up, or registered (a collective-free
- * call made in the progression thread). NULL with a message naming fn
- * when comm is unusable. */
+ * call made under the engine lock). NULL with a message naming fn when
+ * comm is unusable. */
 struct mcomm *mpi_comm_get(MPI_Comm comm, const char *fn);
 /* Registration itself, in the thread allowed to call MPI. */
 struct mcomm *mcomm_register_now(MPI_Comm comm, int bye);
@@ -114,8 +125,8 @@ struct mseg
 	size_t len;
 };
 
-/* How a handle's bytes go on the wire (datatype.c): built in the
- * progression thread once the data is acquired on STARPU_MAIN_RAM. */
+/* How a handle's bytes go on the wire (datatype.c): built by the engine
+ * once the data is acquired on STARPU_MAIN_RAM. */
 struct mdesc
 {
 	enum mhow how;
@@ -157,16 +168,25 @@ struct menv
 	int64_t seq;
 	int64_t size;
 	int64_t wire;
-	int32_t data_tag;		/* MPI tag of the chunks */
+	int32_t data_tag;		/* MPI tag of the chunks, or ENV_INLINE */
 	int32_t ssend;
 };
 
+/* data_tag of a message whose size bytes follow the envelope in the same
+ * MPI message (small ones: a single MPI message and no second match). */
+#define ENV_INLINE (-1)
+/* Room for inline bytes in every envelope receive: an envelope and its
+ * bytes stay within 4 KiB, the eager limit of Open MPI's shared-memory
+ * transport. Senders use at most mpi.inline_max (VELA_MPI_INLINE_MAX, no
+ * more than this), so ranks with different settings still agree. */
+#define VELA_MPI_INLINE_CAP (4096 - sizeof(struct menv))
+
 /* ------------------------------------------------------------- requests */
 
-enum mreq_type { MREQ_SEND = 1, MREQ_RECV, MREQ_BARRIER, MREQ_CALL };
+enum mreq_type { MREQ_SEND = 1, MREQ_RECV, MREQ_BARRIER };
 
-/* Commands a request carries to the progression thread (bit flags). */
-#define CMD_SUBMIT 1u		/* a receive enters matching; a barrier starts; a call runs */
+/* Commands a request carries to the engine (bit flags). */
+#define CMD_SUBMIT 1u		/* a receive enters matching; a barrier starts */
 #define CMD_READY 2u		/* the data is acquired */
 
 /* Completion of several requests as one (array forms, collectives). */
@@ -189,16 +209,15 @@ struct mreq
 	int64_t tag, seq;
 	int prio;
 	unsigned detached:1, ssend:1;
+	unsigned sync_ready:1;		/* a receive's data was acquired during its submission, in its submitter */
 	int seq_consistency;
 	void (*callback)(void *);
 	void *arg;
 	int has_unlock_tag;
 	starpu_tag_t unlock_tag;
 	struct mgroup *group;
-	void (*call)(void *);		/* MREQ_CALL */
-	void *call_arg;
 
-	/* progression thread only */
+	/* engine only (mpi.elock) */
 	struct mdesc desc;
 	int ready, env_arrived, cancelled, posted;
 	int nmpi;			/* MPI operations in flight */
@@ -206,6 +225,7 @@ struct mreq
 	struct mearly *early;		/* the early message it takes */
 	void *buf;			/* packed receive buffer (starpu_malloc_on_node_flags; owned until unpacked) */
 	size_t bufsize;
+	char *wbuf;			/* an inline send's envelope + bytes (malloc; freed at completion) */
 	int result;
 
 	/* under mpi.qlock */
@@ -213,7 +233,7 @@ struct mreq
 	int queued;
 	struct mreq *qnext;
 	struct mreq *lprev, *lnext;	/* live requests */
-	int done;
+	int done;			/* written under qlock, atomically: waiters spin on it */
 	int status_source;
 };
 
@@ -233,7 +253,7 @@ struct mearly
 struct menv_slot
 {
 	struct mcomm *comm;
-	struct menv env;
+	struct menv *msg;		/* the envelope, then VELA_MPI_INLINE_CAP bytes (owned) */
 };
 
 /* ------------------------------------------------------------- progress */
@@ -242,9 +262,27 @@ struct menv_slot
  * ends every communication and returns the number reported unmatched. */
 int prog_start(void);
 int prog_stop(void);
-/* Hands r to the progression thread with the given command(s). */
+/* The engine lock: try_enter takes it (1) unless this thread holds it
+ * already, another does, or the engine is not running (0). */
+int engine_try_enter(void);
+void engine_leave(void);
+int engine_held(void);
+/* One pass, engine lock held: runs the queued commands, tests every MPI
+ * operation in flight and dispatches what completed; 1 if anything
+ * happened. */
+int engine_poll(void);
+/* Queues r with the given command(s) and wakes the progression thread. */
 void prog_push(struct mreq *r, unsigned cmd);
-/* Runs fn(arg) in the progression thread and waits for it. */
+/* Queues r, then runs the queue in this thread if the engine is free
+ * (else the progression thread is woken). */
+void prog_push_kick(struct mreq *r, unsigned cmd);
+/* Runs r's command(s) now, engine lock held. */
+void prog_run(struct mreq *r, unsigned cmd);
+/* A send whose data this thread just acquired: posted and tested here if
+ * the engine is free (1; r may be complete, even freed, on return), else
+ * 0 and nothing done. */
+int post_now(struct mreq *r);
+/* Runs fn(arg) under the engine lock (the thread allowed to call MPI). */
 int prog_call(void (*fn)(void *), void *arg);
 /* New request of type t (calloc'd, listed live). */
 struct mreq *req_new(enum mreq_type t, const char *fn);
@@ -260,8 +298,8 @@ int req_test(struct mreq *r, int *result, int *source);
 /* Waits until no request is live. */
 void req_wait_none_live(void);
 
-/* For match.c and the sender: posting MPI operations, progression thread
- * only. kind says what completion means; ptr is its object. */
+/* For match.c and the sender: posting MPI operations, engine lock held.
+ * kind says what completion means; ptr is its object. */
 enum op_kind { OP_LISTEN = 1, OP_ENV_SEND, OP_DATA_SEND, OP_DATA_RECV, OP_EARLY_RECV, OP_BARRIER, OP_BYE_SEND, OP_BYE_RECV, OP_DRAIN };
 void op_add(MPI_Request mr, enum op_kind kind, void *ptr);
 int prog_next_data_tag(struct mcomm *c);
@@ -274,12 +312,14 @@ int post_one(void *buf, int count, MPI_Datatype dt, int send, int ssend, struct 
 
 /* ---------------------------------------------------------------- match */
 
-/* The receive side (match.c), progression thread only. */
+/* The receive side (match.c), engine lock held. */
 void match_init(void);
 void match_fini(void);
 void match_submit_recv(struct mreq *r);
 void match_ready_recv(struct mreq *r);
-void match_envelope(struct mcomm *c, int source, const struct menv *env);
+/* An envelope received (count bytes: an inline message's bytes follow
+ * it, read in place before the receive is posted again). */
+void match_envelope(struct mcomm *c, int source, const struct menv *env, size_t count);
 void match_op_done(enum op_kind kind, void *ptr);
 /* Shutdown: sends the byes; whether every bye and envelope has arrived;
  * reports what was never matched (count returned). */
@@ -365,13 +405,20 @@ struct mpi_state
 	int cache_enabled;
 	int cache_stats, comm_stats, comm_debug;
 	unsigned spin_us, busy_poll_us, idle_poll_us;
+	int nworkers;			/* the runtime's workers (at init); more ready tasks than this: all have work */
+	size_t inline_max;		/* largest message sent inside its envelope (VELA_MPI_INLINE_MAX) */
 	struct mcomm *comms;		/* under lock */
+	struct mcomm *comm_init[2];	/* the records of init's communicator and the world (set before the threads start) */
+
+	starpu_pthread_mutex_t elock;	/* the engine (see the top of this file) */
+	int driver;			/* an application thread drives the engine (atomic) */
+	uint64_t drive_end;		/* when the last one stopped, µs (atomic; 0: it gave up) */
 
 	starpu_pthread_mutex_t lock;
 	struct mhash handles;		/* handle -> struct mdata */
 	struct mhash tags;		/* (comm, tag) -> handle */
 	struct mhash seq_send, seq_recv;	/* (comm, peer, tag) -> next seq */
-	size_t *comm_amounts;		/* bytes sent per world rank */
+	size_t *comm_amounts;		/* bytes sent per world rank (atomic counters; the array is set at init) */
 	uint64_t cache_hits_send, cache_hits_recv, cache_bytes_saved;
 
 	starpu_pthread_mutex_t qlock;

@@ -4,8 +4,12 @@
  * collectives) goes through p2p_submit: checks, a sequence number, then
  * the acquisition of the data on RAM through the public API — in read
  * mode for a send, write mode for a receive, after the tasks submitted
- * before on the handle — whose callback hands the request to the
- * progression thread. Nothing is submitted when a check fails.
+ * before on the handle — whose callback hands the request to the engine:
+ * a send is posted at once by the thread where the callback runs (the
+ * submitter when the data is ready, else the worker that ended the last
+ * task writing it) unless another thread is inside the engine; a
+ * receive's commands are queued and run at once if the engine is free.
+ * Nothing is submitted when a check fails.
  */
 #include "mpi_internal.h"
 
@@ -41,9 +45,22 @@ int p2p_check(const struct mp2p *p, struct mcomm **cp)
 	return 0;
 }
 
+/* The receive whose data this thread is acquiring in p2p_submit: its
+ * callback, when it runs at once in this thread, leaves the rest to
+ * p2p_submit (one pass in the engine for both commands). */
+static __thread struct mreq *submitting;
+
 static void acquired(void *arg)
 {
-	prog_push(arg, CMD_READY);
+	struct mreq *r = arg;
+	if (r->type == MREQ_SEND && post_now(r))
+		return;	/* r may be gone already */
+	if (r == submitting)
+	{
+		r->sync_ready = 1;
+		return;
+	}
+	prog_push_kick(r, CMD_READY);
 }
 
 int p2p_submit(const struct mp2p *p, starpu_mpi_req *req)
@@ -71,10 +88,12 @@ int p2p_submit(const struct mp2p *p, starpu_mpi_req *req)
 	if (req)
 		*req = r;
 	/* A receive enters matching after its acquisition is asked for:
-	 * the progression thread copes with either order of its commands. */
+	 * the engine copes with either order of its commands. */
+	submitting = p->type == MREQ_RECV ? r : NULL;
 	ret = starpu_data_acquire_on_node_cb_sequential_consistency(p->handle, STARPU_MAIN_RAM,
 								     p->type == MREQ_SEND ? STARPU_R : STARPU_W,
 								     acquired, r, p->seq_consistency);
+	submitting = NULL;
 	if (ret)
 	{
 		/* The handle is not usable (unregistered?). Its number was
@@ -91,7 +110,18 @@ int p2p_submit(const struct mp2p *p, starpu_mpi_req *req)
 		return ret;
 	}
 	if (p->type == MREQ_RECV)
-		prog_push(r, CMD_SUBMIT);
+	{
+		/* r cannot complete before it is submitted: it is ours
+		 * until the engine runs this. */
+		unsigned cmd = r->sync_ready ? CMD_SUBMIT | CMD_READY : CMD_SUBMIT;
+		if (engine_try_enter())
+		{
+			prog_run(r, cmd);
+			engine_leave();
+		}
+		else
+			prog_push_kick(r, cmd);
+	}
 	return 0;
 }
 
@@ -261,7 +291,7 @@ int starpu_mpi_barrier(MPI_Comm comm)
 	if (!r)
 		return -ENOMEM;
 	r->comm = c;
-	prog_push(r, CMD_SUBMIT);
+	prog_push_kick(r, CMD_SUBMIT);
 	return req_wait(r, NULL);
 }
 

@@ -1,21 +1,44 @@
-/* progress.c — the progression thread, the only thread that calls MPI once
- * the layer is initialised.
+/* progress.c — the engine that calls MPI: the command queue, the MPI
+ * operations in flight, the sending side, and the threads that drive it.
  *
- * Application threads hand it requests through a command queue (mpi.qlock,
- * mpi.qcond). It posts their MPI operations, keeps every operation in
- * flight in one array tested with MPI_Testsome, and dispatches
- * completions: the sender's side here, the receiver's in match.c.
+ * After initialisation MPI is called only by a thread holding the engine
+ * lock (mpi.elock), so that calls never overlap: MPI_THREAD_SERIALIZED is
+ * enough, and the same code is right under MPI_THREAD_MULTIPLE (where the
+ * lock is still what guards the matching tables and the operations in
+ * flight). Three kinds of thread take it:
+ *  - a thread that submits a send whose data is ready (the acquisition
+ *    callback runs in the submitter, or in the worker ending the task that
+ *    wrote the data) posts the send itself and tests it once: an eager
+ *    message is then complete before the call returns (post_now);
+ *  - a thread blocked in starpu_mpi_wait (and send, recv, barrier) drives
+ *    the engine itself, spinning while anything happens and for spin_us
+ *    after, then sleeps until the request completes (req_wait). One thread
+ *    drives at a time (mpi.driver); others sleep on mpi.donecond and take
+ *    over when it leaves;
+ *  - the progression thread does everything else: commands queued by other
+ *    threads (receives, sends whose data became ready under the engine
+ *    lock, barriers, calls), and polling for messages while requests are
+ *    pending and nobody waits for them.
+ * Whoever holds the engine lock takes the whole queue and tests every
+ * operation with one MPI_Testsome, so any driver progresses every request.
+ * A thread already inside the engine (a callback of a completed request)
+ * never re-enters it: what it submits is queued (engine_held).
  *
- * MPI cannot block a thread without spinning, so the thread polls with a
- * back-off: after any activity it polls continuously for spin_us (a reply
- * is often a few microseconds away), then sleeps on mpi.qcond between
- * polls, an eighth of the time it has been waiting (so the delay it adds
- * to a message is at most about 12% of the wait), and at most busy_poll_us
- * while requests are live, idle_poll_us when nothing but the envelope
- * receives is posted. While data moves (MPI progresses large messages only
- * when called) it does not sleep. A new command wakes it at once. So an
- * idle rank costs a few hundred wake-ups a second, not a core
- * (mpi/README.md gives the measured figures).
+ * MPI cannot block a thread without spinning, so the progression thread
+ * polls with a back-off: after any activity it polls continuously for
+ * spin_us (a reply is often a few microseconds away), then sleeps on
+ * mpi.qcond between polls, an eighth of the time it has been waiting (so
+ * the delay it adds to a message is at most about 12% of the wait), and
+ * at most busy_poll_us while requests are live, idle_poll_us when nothing
+ * but the envelope receives is posted. While data moves (MPI progresses
+ * large messages only when called) it does not sleep. It does not spin
+ * either while the runtime has more ready tasks than workers (every
+ * worker is busy and has more to do: the thread would only take their
+ * cores), but sleeps at most busy_poll_us/4. While an application thread
+ * drives, it naps (busy_poll_us/4) instead of competing for the core. A
+ * queued command wakes it at once. So an idle rank costs a few hundred
+ * wake-ups a second, not a core (mpi/README.md gives the measured
+ * figures).
  */
 #include "mpi_internal.h"
 
@@ -24,9 +47,12 @@
 #include <string.h>
 #include <time.h>
 
+/* Whether this thread holds the engine lock. */
+static __thread int in_engine;
+
 static struct
 {
-	/* Operations in flight (progression thread only). */
+	/* Operations in flight (engine lock). */
 	MPI_Request *reqs;
 	int *kinds;
 	void **ptrs;
@@ -42,7 +68,12 @@ static struct
 	starpu_pthread_t thread;
 	int started;			/* under qlock */
 	int stop_requested;		/* under qlock */
-	int stopping;			/* byes sent */
+	int stopping;			/* byes sent (engine lock) */
+	/* The batch of commands being run (engine lock). */
+	struct mreq **brs;
+	unsigned *bcmds;
+	int bcap;
+	int running;			/* the engine exists (engine lock; atomic reads) */
 	int unmatched;			/* reported at shutdown */
 } P;
 
@@ -50,6 +81,50 @@ static struct
 static double now_us(void)
 {
 	return starpu_timing_now();
+}
+
+/* ------------------------------------------------------------------ */
+/* The engine lock. */
+
+int engine_held(void)
+{
+	return in_engine;
+}
+
+int engine_try_enter(void)
+{
+	if (in_engine || !__atomic_load_n(&P.running, __ATOMIC_ACQUIRE))
+		return 0;
+	if (starpu_pthread_mutex_trylock(&mpi.elock))
+		return 0;
+	if (!P.running)
+	{
+		/* The engine stopped meanwhile (shutdown). */
+		starpu_pthread_mutex_unlock(&mpi.elock);
+		return 0;
+	}
+	in_engine = 1;
+	return 1;
+}
+
+void engine_leave(void)
+{
+	in_engine = 0;
+	starpu_pthread_mutex_unlock(&mpi.elock);
+}
+
+/* Whether an application thread drives the engine, or did less than
+ * spin_us ago (and did not give up): it will poll again shortly. */
+static int app_driving(void)
+{
+	return __atomic_load_n(&mpi.driver, __ATOMIC_ACQUIRE) ||
+	       now_us() - (double) __atomic_load_n(&mpi.drive_end, __ATOMIC_RELAXED) < mpi.spin_us;
+}
+
+/* Wakes the progression thread (qlock held). */
+static void wake_locked(void)
+{
+	starpu_pthread_cond_signal(&mpi.qcond);
 }
 
 /* ------------------------------------------------------------------ */
@@ -86,11 +161,16 @@ void prog_push(struct mreq *r, unsigned cmd)
 		if (mpi.qtail)
 			mpi.qtail->qnext = r;
 		else
-			mpi.qhead = r;
+			__atomic_store_n(&mpi.qhead, r, __ATOMIC_RELEASE);
 		mpi.qtail = r;
 	}
-	starpu_pthread_cond_signal(&mpi.qcond);
+	wake_locked();
 	starpu_pthread_mutex_unlock(&mpi.qlock);
+}
+
+static int req_done(struct mreq *r)
+{
+	return __atomic_load_n(&r->done, __ATOMIC_ACQUIRE);
 }
 
 void req_complete(struct mreq *r, int result)
@@ -103,6 +183,8 @@ void req_complete(struct mreq *r, int result)
 		starpu_free_on_node_flags(STARPU_MAIN_RAM, (uintptr_t) r->buf, r->bufsize, 0);
 		r->buf = NULL;
 	}
+	free(r->wbuf);
+	r->wbuf = NULL;
 	r->result = result;
 	if (r->callback)
 		r->callback(r->arg);
@@ -127,19 +209,99 @@ void req_complete(struct mreq *r, int result)
 		r->lnext->lprev = r->lprev;
 	mpi.nlive--;
 	if (!detached)
-		r->done = 1;	/* the waiter frees it: not touched after this */
+		__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);	/* the waiter frees it: not touched after this */
 	starpu_pthread_cond_broadcast(&mpi.donecond);
 	starpu_pthread_mutex_unlock(&mpi.qlock);
 	if (detached)
 		free(r);
 }
 
+/* Drives the engine until r completes, or until nothing has happened for
+ * spin_us (and 64 polls: on a loaded machine this thread may not have run
+ * for most of that time), or while data moves. Returns whether another
+ * thread should poll now for what is still in flight. */
+static int drive(struct mreq *r)
+{
+	/* quiet: polls since the last activity; the clock is read only
+	 * after 64 of them (reading it costs as much as a poll). */
+	unsigned quiet = 0, turns = 0;
+	double quiet_since = 0;
+	int pending = 0;
+	while (!req_done(r))
+	{
+		int did = 0, moving = 0;
+		if (engine_try_enter())
+		{
+			did = engine_poll();
+			moving = P.ndata > 0;
+			pending = P.n > P.nlisten;
+			engine_leave();
+		}
+		/* The peer may share this core (more threads than cores,
+		 * other programs): spinning without a yield would keep it
+		 * off the core until the scheduler's next preemption,
+		 * hundreds of microseconds. */
+		if (++turns % 32 == 0)
+			sched_yield();
+		if (did || moving)
+		{
+			quiet = 0;
+			continue;
+		}
+		if (++quiet == 64)
+			quiet_since = now_us();
+		else if (quiet > 64 && quiet % 16 == 0 && now_us() - quiet_since >= mpi.spin_us)
+			return 1;	/* a long wait: the progression thread's back-off takes it */
+	}
+	return pending;
+}
+
+/* Waits for r: drives the engine when no other thread does, else sleeps
+ * until r completes or the driver leaves. */
+static void wait_done(struct mreq *r)
+{
+	int gave_up = 0;
+	while (!req_done(r))
+	{
+		if (!gave_up && __atomic_load_n(&mpi.driver, __ATOMIC_RELAXED) == 0 &&
+		    !__atomic_exchange_n(&mpi.driver, 1, __ATOMIC_ACQ_REL))
+		{
+			int hand_over = drive(r);
+			gave_up = !req_done(r);
+			starpu_pthread_mutex_lock(&mpi.qlock);
+			/* An application that waits again shortly keeps the
+			 * progression thread napping (see progress_main). */
+			__atomic_store_n(&mpi.drive_end, gave_up ? 0 : (uint64_t) now_us(), __ATOMIC_RELAXED);
+			__atomic_store_n(&mpi.driver, 0, __ATOMIC_RELEASE);
+			/* Other waiters may take over; the progression thread
+			 * polls what is in flight. */
+			starpu_pthread_cond_broadcast(&mpi.donecond);
+			if (hand_over)
+				wake_locked();
+			starpu_pthread_mutex_unlock(&mpi.qlock);
+			continue;
+		}
+		starpu_pthread_mutex_lock(&mpi.qlock);
+		while (!r->done && (gave_up || __atomic_load_n(&mpi.driver, __ATOMIC_RELAXED)))
+			starpu_pthread_cond_wait(&mpi.donecond, &mpi.qlock);
+		starpu_pthread_mutex_unlock(&mpi.qlock);
+	}
+}
+
 int req_wait(struct mreq *r, int *source)
 {
-	starpu_pthread_mutex_lock(&mpi.qlock);
-	while (!r->done)
-		starpu_pthread_cond_wait(&mpi.donecond, &mpi.qlock);
-	starpu_pthread_mutex_unlock(&mpi.qlock);
+	if (!req_done(r))
+	{
+		if (engine_held())
+		{
+			/* A callback of a completed request waits for
+			 * another, which only this thread could progress:
+			 * r stays live (and is never freed). */
+			mpi_error("%s: waiting for a communication from a communication's callback would deadlock (-EDEADLK)", r->fn);
+			return -EDEADLK;
+		}
+		wait_done(r);
+	}
 	int result = r->result;
 	if (source)
 		*source = r->status_source;
@@ -149,10 +311,13 @@ int req_wait(struct mreq *r, int *source)
 
 int req_test(struct mreq *r, int *result, int *source)
 {
-	starpu_pthread_mutex_lock(&mpi.qlock);
-	int done = r->done;
-	starpu_pthread_mutex_unlock(&mpi.qlock);
-	if (!done)
+	/* Polled in a loop by applications: progress once here. */
+	if (!req_done(r) && engine_try_enter())
+	{
+		engine_poll();
+		engine_leave();
+	}
+	if (!req_done(r))
 		return 0;
 	*result = r->result;
 	if (source)
@@ -169,28 +334,21 @@ void req_wait_none_live(void)
 	starpu_pthread_mutex_unlock(&mpi.qlock);
 }
 
-static int in_progress_thread(void)
-{
-	starpu_pthread_mutex_lock(&mpi.qlock);
-	int started = P.started;
-	starpu_pthread_mutex_unlock(&mpi.qlock);
-	return !started || starpu_pthread_equal(starpu_pthread_self(), P.thread);
-}
-
 int prog_call(void (*fn)(void *), void *arg)
 {
-	if (in_progress_thread())
+	/* Before the engine starts and after it stops nobody else calls
+	 * MPI; in between, the engine lock serialises the calls. */
+	if (in_engine)
 	{
 		fn(arg);
 		return 0;
 	}
-	struct mreq *r = req_new(MREQ_CALL, "call");
-	if (!r)
-		return -ENOMEM;
-	r->call = fn;
-	r->call_arg = arg;
-	prog_push(r, CMD_SUBMIT);
-	return req_wait(r, NULL);
+	starpu_pthread_mutex_lock(&mpi.elock);
+	in_engine = 1;
+	fn(arg);
+	in_engine = 0;
+	starpu_pthread_mutex_unlock(&mpi.elock);
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -322,14 +480,34 @@ int post_contiguous(char *buf, size_t size, int send, int ssend, struct mcomm *c
 /* ------------------------------------------------------------------ */
 /* Sends. */
 
-static void send_start(struct mreq *r)
+/* Whether a message of d goes inline, in its envelope's MPI message: small
+ * messages of the built-in layouts and packed ones, not synchronous sends
+ * (whose data must wait for the receive). */
+static int goes_inline(const struct mdesc *d, int ssend)
+{
+	return !ssend && (d->how == HOW_SEGMENTS || d->how == HOW_PACKED) && d->size <= mpi.inline_max;
+}
+
+/* Copies the segments of d one after the other into out. */
+static void desc_gather(const struct mdesc *d, char *out)
+{
+	for (int i = 0; i < d->nseg; i++)
+	{
+		memcpy(out, d->seg[i].ptr, d->seg[i].len);
+		out += d->seg[i].len;
+	}
+}
+
+/* Posts r's envelope and data; the number of MPI operations posted, 0 if r
+ * was completed (with an error). */
+static int send_start(struct mreq *r)
 {
 	r->ready = 1;
 	int ret = desc_build(&r->desc, r->handle, 1, r->fn);
 	if (ret)
 	{
 		req_complete(r, ret);
-		return;
+		return 0;
 	}
 	struct mcomm *c = r->comm;
 	r->env.type = ENV_DATA;
@@ -338,21 +516,49 @@ static void send_start(struct mreq *r)
 	r->env.seq = r->seq;
 	r->env.size = (int64_t) r->desc.size;
 	r->env.wire = (int64_t) r->desc.wire;
-	r->env.data_tag = prog_next_data_tag(c);
 	r->env.ssend = r->ssend;
-	MPI_Request mr;
-	if (MPI_Isend(&r->env, sizeof(r->env), MPI_BYTE, r->peer, mpi.env_tag, c->comm, &mr) != MPI_SUCCESS)
+	int nmpi;
+	if (goes_inline(&r->desc, r->ssend))
 	{
-		mpi_error("%s: sending the envelope of tag %lld to rank %d failed", r->fn, (long long) r->tag, r->peer);
-		req_complete(r, -EIO);
-		return;
+		/* One message: the envelope, then the bytes. */
+		r->env.data_tag = ENV_INLINE;
+		r->wbuf = malloc(sizeof(r->env) + r->desc.size);
+		if (!r->wbuf)
+		{
+			mpi_error("%s: out of memory sending %zu bytes to rank %d", r->fn, r->desc.size, r->peer);
+			req_complete(r, -ENOMEM);
+			return 0;
+		}
+		memcpy(r->wbuf, &r->env, sizeof(r->env));
+		desc_gather(&r->desc, r->wbuf + sizeof(r->env));
+		nmpi = post_one(r->wbuf, (int) (sizeof(r->env) + r->desc.size), MPI_BYTE, 1, 0, c, r->peer, mpi.env_tag, OP_ENV_SEND, r);
+		if (!nmpi)
+		{
+			req_complete(r, -EIO);
+			return 0;
+		}
+		/* Counted as data in flight by post_one: an eager message
+		 * is not; it completes on the first test. */
+		P.kinds[P.n - 1] &= ~OP_FLAG_DATA;
+		P.ndata--;
 	}
-	op_add(mr, OP_ENV_SEND, r);
-	r->nmpi = 1 + post_chunks(&r->desc, 1, r->ssend, c, r->peer, r->env.data_tag, OP_DATA_SEND, r);
-	starpu_pthread_mutex_lock(&mpi.lock);
+	else
+	{
+		r->env.data_tag = prog_next_data_tag(c);
+		MPI_Request mr;
+		if (MPI_Isend(&r->env, sizeof(r->env), MPI_BYTE, r->peer, mpi.env_tag, c->comm, &mr) != MPI_SUCCESS)
+		{
+			mpi_error("%s: sending the envelope of tag %lld to rank %d failed", r->fn, (long long) r->tag, r->peer);
+			req_complete(r, -EIO);
+			return 0;
+		}
+		op_add(mr, OP_ENV_SEND, r);
+		nmpi = 1 + post_chunks(&r->desc, 1, r->ssend, c, r->peer, r->env.data_tag, OP_DATA_SEND, r);
+	}
+	r->nmpi = nmpi;
+	/* Set at init, freed after the engine stops. */
 	if (mpi.comm_amounts)
-		mpi.comm_amounts[c->world[r->peer]] += r->desc.size;
-	starpu_pthread_mutex_unlock(&mpi.lock);
+		__atomic_add_fetch(&mpi.comm_amounts[c->world[r->peer]], r->desc.size, __ATOMIC_RELAXED);
 	if (mpi.comm_debug)
 	{
 		char lbl[64];
@@ -360,15 +566,50 @@ static void send_start(struct mreq *r)
 			mpi_handle_label(r->handle, lbl, sizeof(lbl)), (long long) r->tag, (long long) r->seq, r->peer,
 			r->desc.size, r->ssend ? " (synchronous)" : "");
 	}
+	return nmpi;
+}
+
+/* Drops the last n operations (those just posted, all complete). */
+static void ops_drop_tail(int n)
+{
+	for (int k = P.n - n; k < P.n; k++)
+		if (P.kinds[k] & OP_FLAG_DATA)
+			P.ndata--;
+	P.n -= n;
+}
+
+int post_now(struct mreq *r)
+{
+	if (!engine_try_enter())
+		return 0;
+	int n = send_start(r);
+	int flag = 0;
+	/* Its operations are the last ones: an eager message has left
+	 * already and the request ends here, in the submitter's thread. */
+	if (n && MPI_Testall(n, P.reqs + P.n - n, &flag, MPI_STATUSES_IGNORE) == MPI_SUCCESS && flag)
+	{
+		ops_drop_tail(n);
+		req_complete(r, 0);
+		n = 0;
+	}
+	engine_leave();
+	if (n && !app_driving())
+	{
+		/* Data in flight: the progression thread polls it. */
+		starpu_pthread_mutex_lock(&mpi.qlock);
+		wake_locked();
+		starpu_pthread_mutex_unlock(&mpi.qlock);
+	}
+	return 1;
 }
 
 /* ------------------------------------------------------------------ */
-/* The loop. */
+/* The engine. */
 
 static void listen_post(struct menv_slot *s)
 {
 	MPI_Request mr;
-	if (MPI_Irecv(&s->env, sizeof(s->env), MPI_BYTE, MPI_ANY_SOURCE, mpi.env_tag, s->comm->comm, &mr) != MPI_SUCCESS)
+	if (MPI_Irecv(s->msg, (int) (sizeof(struct menv) + VELA_MPI_INLINE_CAP), MPI_BYTE, MPI_ANY_SOURCE, mpi.env_tag, s->comm->comm, &mr) != MPI_SUCCESS)
 	{
 		mpi_error("posting the envelope receive on a communicator failed: messages to this rank will not be seen");
 		return;
@@ -381,9 +622,13 @@ static void listen_comm(struct mcomm *c)
 	if (c->listening)
 		return;
 	c->lslot = calloc(1, sizeof(*c->lslot));
-	if (!c->lslot)
+	if (c->lslot)
+		c->lslot->msg = malloc(sizeof(struct menv) + VELA_MPI_INLINE_CAP);
+	if (!c->lslot || !c->lslot->msg)
 	{
 		mpi_error("out of memory listening on a communicator");
+		free(c->lslot);
+		c->lslot = NULL;
 		return;
 	}
 	c->lslot->comm = c;
@@ -416,10 +661,6 @@ static void run_commands(struct mreq **rs, const unsigned *cmds, int nb)
 		unsigned cmd = cmds[i];
 		switch (r->type)
 		{
-		case MREQ_CALL:
-			r->call(r->call_arg);
-			req_complete(r, 0);
-			break;
 		case MREQ_BARRIER:
 		{
 			MPI_Request mr;
@@ -462,11 +703,88 @@ static void run_commands(struct mreq **rs, const unsigned *cmds, int nb)
 		free(sends);
 }
 
+void prog_run(struct mreq *r, unsigned cmd)
+{
+	run_commands(&r, &cmd, 1);
+}
+
+/* Takes the queued commands and runs them; 1 if there were any. */
+static int take_commands(void)
+{
+	if (!__atomic_load_n(&mpi.qhead, __ATOMIC_ACQUIRE))
+		return 0;
+	/* Take the batch under qlock: a request's queue fields and command
+	 * bits are the queue's, and it may be queued again (its data
+	 * acquired) while this batch runs. */
+	starpu_pthread_mutex_lock(&mpi.qlock);
+	int nb = 0;
+	for (struct mreq *r = mpi.qhead; r; r = r->qnext)
+		nb++;
+	if (nb > P.bcap)
+	{
+		free(P.brs);
+		free(P.bcmds);
+		P.bcap = nb * 2;
+		P.brs = malloc(sizeof(*P.brs) * (size_t) P.bcap);
+		P.bcmds = malloc(sizeof(*P.bcmds) * (size_t) P.bcap);
+		if (!P.brs || !P.bcmds)
+		{
+			mpi_error("out of memory taking %d commands", nb);
+			abort();
+		}
+	}
+	nb = 0;
+	for (struct mreq *r = mpi.qhead; r; r = r->qnext)
+	{
+		P.brs[nb] = r;
+		P.bcmds[nb++] = r->cmd;
+		r->cmd = 0;
+		r->queued = 0;
+	}
+	__atomic_store_n(&mpi.qhead, NULL, __ATOMIC_RELAXED);
+	mpi.qtail = NULL;
+	starpu_pthread_mutex_unlock(&mpi.qlock);
+	if (!nb)
+		return 0;
+	run_commands(P.brs, P.bcmds, nb);
+	return 1;
+}
+
+void prog_push_kick(struct mreq *r, unsigned cmd)
+{
+	starpu_pthread_mutex_lock(&mpi.qlock);
+	r->cmd |= cmd;
+	if (!r->queued)
+	{
+		r->queued = 1;
+		r->qnext = NULL;
+		if (mpi.qtail)
+			mpi.qtail->qnext = r;
+		else
+			__atomic_store_n(&mpi.qhead, r, __ATOMIC_RELEASE);
+		mpi.qtail = r;
+	}
+	starpu_pthread_mutex_unlock(&mpi.qlock);
+	if (engine_try_enter())
+	{
+		take_commands();
+		engine_leave();
+		return;
+	}
+	/* Whoever holds the engine may be leaving: the progression thread
+	 * takes the command if so (unless an application thread drives). */
+	if (app_driving())
+		return;
+	starpu_pthread_mutex_lock(&mpi.qlock);
+	wake_locked();
+	starpu_pthread_mutex_unlock(&mpi.qlock);
+}
+
 struct done_op
 {
 	int kind;
 	void *ptr;
-	int source, cancelled;
+	int source, cancelled, count;
 };
 
 static int test_ops(void)
@@ -492,8 +810,12 @@ static int test_ops(void)
 		done[i].ptr = P.ptrs[k];
 		done[i].source = P.st[i].MPI_SOURCE;
 		done[i].cancelled = 0;
+		done[i].count = 0;
 		if (done[i].kind == OP_LISTEN)
+		{
 			MPI_Test_cancelled(&P.st[i], &done[i].cancelled);
+			MPI_Get_count(&P.st[i], MPI_BYTE, &done[i].count);
+		}
 		P.kinds[k] = 0;
 	}
 	/* Compact before dispatching: handlers post new operations. */
@@ -518,10 +840,11 @@ static int test_ops(void)
 			P.nlisten--;
 			if (done[i].cancelled)
 				break;
+			/* Matched before the receive is posted again: an
+			 * inline message's bytes are read in place. */
 			struct menv_slot *s = ptr;
-			struct menv env = s->env;
+			match_envelope(s->comm, done[i].source, s->msg, (size_t) done[i].count);
 			listen_post(s);
-			match_envelope(s->comm, done[i].source, &env);
 			break;
 		}
 		case OP_ENV_SEND:
@@ -543,6 +866,13 @@ static int test_ops(void)
 	if (done != inline_done)
 		free(done);
 	return 1;
+}
+
+int engine_poll(void)
+{
+	int did = take_commands();
+	did |= test_ops();
+	return did;
 }
 
 static void dump_pending(void)
@@ -568,6 +898,8 @@ static void cancel_listeners(void)
 		}
 	for (struct mcomm *c = mpi.comms; c; c = c->next)
 	{
+		if (c->lslot)
+			free(c->lslot->msg);
 		free(c->lslot);
 		c->lslot = NULL;
 		c->listening = 0;
@@ -576,14 +908,57 @@ static void cancel_listeners(void)
 	P.nlisten = 0;
 }
 
+/* One turn of the progression thread in the engine: commands, tests, the
+ * shutdown handshake. Returns 1 if anything happened, -1 once shutdown is
+ * complete (the engine is then stopped). *moving: data in flight. */
+static int progress_turn(int stop, double *last_shutdown_progress, int *moving)
+{
+	int did = engine_poll();
+	if (stop && !P.stopping)
+	{
+		P.stopping = 1;
+		match_send_byes();
+		did = 1;
+		*last_shutdown_progress = now_us();
+	}
+	if (P.stopping)
+	{
+		starpu_pthread_mutex_lock(&mpi.qlock);
+		int idle = !mpi.nlive && !mpi.qhead;
+		starpu_pthread_mutex_unlock(&mpi.qlock);
+		if (idle && P.n == P.nlisten && match_byes_complete() && !match_drain_unclaimed())
+		{
+			P.unmatched = match_report_unclaimed();
+			cancel_listeners();
+			__atomic_store_n(&P.running, 0, __ATOMIC_RELEASE);
+			return -1;
+		}
+		double t = now_us();
+		if (did)
+			*last_shutdown_progress = t;
+		else if (t - *last_shutdown_progress > 10e6)
+		{
+			dump_pending();
+			*last_shutdown_progress = t;
+		}
+	}
+	*moving = P.ndata > 0;
+	return did;
+}
+
 static void *progress_main(void *arg)
 {
 	(void) arg;
+	starpu_pthread_mutex_lock(&mpi.elock);
+	in_engine = 1;
 	starpu_pthread_mutex_lock(&mpi.lock);
 	struct mcomm *comms = mpi.comms;
 	starpu_pthread_mutex_unlock(&mpi.lock);
 	for (struct mcomm *c = comms; c; c = c->next)
 		listen_comm(c);
+	__atomic_store_n(&P.running, 1, __ATOMIC_RELEASE);
+	in_engine = 0;
+	starpu_pthread_mutex_unlock(&mpi.elock);
 	starpu_pthread_mutex_lock(&mpi.qlock);
 	P.started = 1;
 	starpu_pthread_cond_broadcast(&mpi.donecond);
@@ -591,74 +966,27 @@ static void *progress_main(void *arg)
 
 	double last = now_us(), last_shutdown_progress = 0;
 	unsigned polls = 0;
-	struct mreq **brs = NULL;
-	unsigned *bcmds = NULL;
-	int bcap = 0;
+	int moving = 0;
 	for (;;)
 	{
-		/* Take the batch under qlock: a request's queue fields and
-		 * command bits are the queue's, and it may be queued again
-		 * (its data acquired) while this batch runs. */
-		starpu_pthread_mutex_lock(&mpi.qlock);
-		int nb = 0;
-		for (struct mreq *r = mpi.qhead; r; r = r->qnext)
-			nb++;
-		if (nb > bcap)
-		{
-			free(brs);
-			free(bcmds);
-			bcap = nb * 2;
-			brs = malloc(sizeof(*brs) * (size_t) bcap);
-			bcmds = malloc(sizeof(*bcmds) * (size_t) bcap);
-			if (!brs || !bcmds)
-			{
-				mpi_error("out of memory taking %d commands", nb);
-				abort();
-			}
-		}
-		nb = 0;
-		for (struct mreq *r = mpi.qhead; r; r = r->qnext)
-		{
-			brs[nb] = r;
-			bcmds[nb++] = r->cmd;
-			r->cmd = 0;
-			r->queued = 0;
-		}
-		mpi.qhead = mpi.qtail = NULL;
-		int stop = P.stop_requested;
-		starpu_pthread_mutex_unlock(&mpi.qlock);
-
+		int stop = __atomic_load_n(&P.stop_requested, __ATOMIC_ACQUIRE);
+		/* An application thread driving the engine progresses
+		 * everything: this thread only naps meanwhile (but ends the
+		 * shutdown whatever happens). One that waits in a loop
+		 * (wait, submit, wait) counts as driving between its waits
+		 * too, for spin_us after each: polling in those gaps would
+		 * only take the core from it. */
+		int driven = app_driving();
 		int did = 0;
-		if (nb)
+		if (!driven || stop)
 		{
-			run_commands(brs, bcmds, nb);
-			did = 1;
-		}
-
-		if (stop && !P.stopping)
-		{
-			P.stopping = 1;
-			match_send_byes();
-			did = 1;
-			last_shutdown_progress = now_us();
-		}
-		did |= test_ops();
-
-		if (P.stopping)
-		{
-			starpu_pthread_mutex_lock(&mpi.qlock);
-			int idle = !mpi.nlive && !mpi.qhead;
-			starpu_pthread_mutex_unlock(&mpi.qlock);
-			if (idle && P.n == P.nlisten && match_byes_complete() && !match_drain_unclaimed())
+			starpu_pthread_mutex_lock(&mpi.elock);
+			in_engine = 1;
+			did = progress_turn(stop, &last_shutdown_progress, &moving);
+			in_engine = 0;
+			starpu_pthread_mutex_unlock(&mpi.elock);
+			if (did < 0)
 				break;
-			double t = now_us();
-			if (did)
-				last_shutdown_progress = t;
-			else if (t - last_shutdown_progress > 10e6)
-			{
-				dump_pending();
-				last_shutdown_progress = t;
-			}
 		}
 
 		double t = now_us();
@@ -669,22 +997,33 @@ static void *progress_main(void *arg)
 			continue;
 		}
 		/* Spin for spin_us and a number of polls both: on a loaded
-		 * machine the thread may not have run for most of spin_us. */
+		 * machine the thread may not have run for most of spin_us.
+		 * Not while every worker has a task and another waiting,
+		 * though: spinning would only take their cores (the thread
+		 * shares them), and a message that arrives meanwhile waits
+		 * for a worker anyway. (Ready tasks count the running ones;
+		 * with no more than one per worker, a worker may soon wait
+		 * for a message, and a prompt poll shortens its wait.) Then
+		 * it sleeps at once, at most busy_poll_us / 4, so that it
+		 * looks again soon after the workers run short of tasks. */
 		double quiet = t - last;
-		if (quiet < mpi.spin_us || ++polls < 64 || P.ndata)
+		int workers_busy = starpu_task_nready() > mpi.nworkers;
+		if (!driven && (moving || (!workers_busy && (++polls < 64 || quiet < mpi.spin_us))))
 		{
 			sched_yield();
 			continue;
 		}
 		starpu_pthread_mutex_lock(&mpi.qlock);
-		int busy = mpi.nlive > 0 || P.n > P.nlisten;
+		int busy = mpi.nlive > 0;
 		unsigned cap = busy ? mpi.busy_poll_us : mpi.idle_poll_us;
+		if (busy && workers_busy && cap > mpi.busy_poll_us / 4)
+			cap = mpi.busy_poll_us / 4;
 		/* Sleeping an eighth of the time already waited bounds what
 		 * it adds to a wait to about 12%, and makes long waits cheap. */
-		double sleep_us = 16 + (quiet - mpi.spin_us) / 8;
+		double sleep_us = driven ? mpi.busy_poll_us / 4.0 : 16 + (quiet > mpi.spin_us ? quiet - mpi.spin_us : 0) / 8;
 		if (sleep_us > cap)
 			sleep_us = cap;
-		if (!mpi.qhead && P.stop_requested == stop)
+		if ((driven || !mpi.qhead) && P.stop_requested == stop)
 		{
 			struct timespec ts;
 			clock_gettime(CLOCK_REALTIME, &ts);
@@ -695,10 +1034,6 @@ static void *progress_main(void *arg)
 		}
 		starpu_pthread_mutex_unlock(&mpi.qlock);
 	}
-	free(brs);
-	free(bcmds);
-	P.unmatched = match_report_unclaimed();
-	cancel_listeners();
 	return NULL;
 }
 
@@ -725,10 +1060,12 @@ int prog_start(void)
 int prog_stop(void)
 {
 	starpu_pthread_mutex_lock(&mpi.qlock);
-	P.stop_requested = 1;
+	__atomic_store_n(&P.stop_requested, 1, __ATOMIC_RELEASE);
 	starpu_pthread_cond_signal(&mpi.qcond);
 	starpu_pthread_mutex_unlock(&mpi.qlock);
 	starpu_pthread_join(P.thread, NULL);
+	/* Under the engine lock: a late waiter may still look at it. */
+	starpu_pthread_mutex_lock(&mpi.elock);
 	starpu_pthread_mutex_lock(&mpi.qlock);
 	P.started = 0;
 	starpu_pthread_mutex_unlock(&mpi.qlock);
@@ -738,7 +1075,10 @@ int prog_stop(void)
 	free(P.ptrs);
 	free(P.idx);
 	free(P.st);
+	free(P.brs);
+	free(P.bcmds);
 	int unmatched = P.unmatched;
 	memset(&P, 0, sizeof(P));
+	starpu_pthread_mutex_unlock(&mpi.elock);
 	return unmatched;
 }
