@@ -10,6 +10,7 @@
 #include "sim/sim.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static enum starpu_node_kind node_kind_of(enum starpu_worker_archtype arch)
 {
@@ -41,7 +42,8 @@ static int real_devices_setup(const struct starpu_conf *conf, struct device_spec
 	unsigned n = 0;
 	for (const struct drv_device_kind *const *k = drv_device_kinds; *k && n < max; k++)
 	{
-		struct drv_device found[STARPU_MAXOPENCLDEVS > STARPU_MAXCUDADEVS ? STARPU_MAXOPENCLDEVS : STARPU_MAXCUDADEVS];
+		struct drv_device found[WORKERS_MAXDEVS];
+		memset(found, 0, sizeof(found));	/* fields a kind of an older version does not set */
 		unsigned room = max - n < sizeof(found) / sizeof(found[0]) ? max - n : sizeof(found) / sizeof(found[0]);
 		if (drv_pipeline_depth(*k) < 0)
 			return -EINVAL;
@@ -61,6 +63,7 @@ static int real_devices_setup(const struct starpu_conf *conf, struct device_spec
 			out[n].drv = (*k)->worker_ops;
 			out[n].kind = *k;
 			out[n].nworkers = found[i].nworkers ? found[i].nworkers : 1;
+			out[n].host_cores = found[i].host_cores ? found[i].host_cores : out[n].nworkers;
 			snprintf(out[n].devname, sizeof(out[n].devname), "%s", found[i].name);
 			n++;
 		}
@@ -116,6 +119,7 @@ int workers_devices_setup(const struct starpu_conf *conf, struct device_spec *ou
 		out[n].drv = sim_device_driver(arch);
 		out[n].kind = NULL;
 		out[n].nworkers = 1;
+		out[n].host_cores = 1;
 		out[n].devname[0] = 0;
 		n++;
 	}

@@ -7,7 +7,8 @@
  *   - one host per CPU core, "CPU0".."CPUn-1", and "MAIN" for the
  *     application's main thread;
  *   - one host per memory node: "RAM" for main memory, "CUDA<i>" and
- *     "OpenCL<i>" for devices, "DISK<i>" for disks, with properties
+ *     "OpenCL<i>" for devices, "MPI_MS<i>" for MPI slaves' memory, "DISK<i>"
+ *     for disks, with properties
  *     memsize (bytes) and, for devices, model;
  *   - per ordered pair of memory nodes a link "<src>-<dst>" with the
  *     measured bandwidth and latency, and the route through it;
@@ -43,6 +44,7 @@ int pm_node_host(unsigned node, char *buf, size_t size)
 	case STARPU_CUDA_RAM: snprintf(buf, size, "CUDA%d", dev); return 0;
 	case STARPU_OPENCL_RAM: snprintf(buf, size, "OpenCL%d", dev); return 0;
 	case STARPU_DISK_RAM: snprintf(buf, size, "DISK%d", dev); return 0;
+	case STARPU_MPI_MS_RAM: snprintf(buf, size, "MPI_MS%d", dev); return 0;
 	default: snprintf(buf, size, "NODE%u", node); return -EINVAL;
 	}
 }
