@@ -114,5 +114,8 @@ void mp_sink_main(void) __attribute__((noreturn));
 int mp_source_boot(void);
 /* Ends the job for the sinks (EXIT to each) and leaves the channel. */
 void mp_source_exit(void);
+/* Whether the application initialised MPI itself (mp_loader.c): it then
+ * finalises it too, so the sinks leave at the first starpu_shutdown. */
+extern int mp_app_owns_channel;
 
 #endif /* VELA_MP_H */

@@ -30,11 +30,15 @@ struct mp_channel
 {
 	unsigned version;
 	const char *name;		/* "MPI" */
-	/* Joins the job: 0 with this process's rank and the job's size, or
-	 * a negative errno with a message in err. */
+	/* Joins the job: 0 with this process's rank and the job's size, 1
+	 * likewise when the program had joined it itself (MPI initialised by
+	 * the application, which will also leave it), or a negative errno
+	 * with a message in err. */
 	int (*init)(int *rank, int *size, char *err, size_t errsize);
-	/* Leaves the job (every request complete or cancelled). */
-	void (*fini)(void);
+	/* Leaves the job (every request complete or cancelled); with
+	 * end_job, ends the process's part in it (MPI_Finalize) even if the
+	 * program joined it itself (a sink: the program never gets back). */
+	void (*fini)(int end_job);
 	/* Ends the whole job at once (every process), with this exit code. */
 	void (*abort)(int code);
 	int (*isend)(int peer, int tag, const void *buf, size_t blocksize, size_t nblocks, size_t ld, void **req);

@@ -34,6 +34,9 @@ extern const struct drv_node_ops drv_mpi_ms_node_ops;
 static struct mp_sink *by_devid[STARPU_MAXMPIDEVS];
 static unsigned ndevs;
 static int async_copies;
+/* The slaves left at the end of the first session (MPI is the
+ * application's). */
+static int slaves_gone;
 
 /* Each worker's newest kernel (owned by the worker's thread; a reference
  * on its event). */
@@ -102,13 +105,26 @@ static void ms_teardown(void)
 		by_devid[d] = NULL;
 	}
 	ndevs = 0;
+	/* The application finalises MPI itself (it initialised it): the
+	 * slaves must be gone before, so they leave now, and later sessions
+	 * have none. */
+	if (mp_app_owns_channel && mp_active())
+	{
+		mp_end();
+		slaves_gone = 1;
+	}
 }
 
 static int ms_setup(const struct starpu_conf *conf, struct drv_device *out, unsigned max)
 {
 	ndevs = 0;
 	if (!mp_active())
+	{
+		if (slaves_gone && conf->nmpi_ms != 0)
+			rt_warn("starpu_init: no MPI slaves: they left at the end of the first session, since the application "
+				"initialised MPI itself (and finalises it); local workers only");
 		return 0;
+	}
 	unsigned nthreads;
 	int ret = threads_per_slave(&nthreads);
 	if (ret)

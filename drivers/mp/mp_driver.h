@@ -15,5 +15,8 @@ extern const struct drv_device_kind drv_mpi_ms_kind;
 int mp_boot(const struct starpu_conf *conf);
 /* Whether this process is the master of a job with slaves. */
 int mp_active(void);
+/* Ends the job for the slaves (they exit) and leaves the channel: at exit,
+ * or at the end of the session when the application initialised MPI. */
+void mp_end(void);
 
 #endif /* VELA_MP_DRIVER_H */

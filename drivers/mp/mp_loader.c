@@ -33,6 +33,7 @@
 
 const struct mp_channel *mp_chan;
 int mp_rank, mp_size = 1, mp_master;
+int mp_app_owns_channel;
 
 /* 0: not decided yet; 1: this process is the master of a job with
  * sinks; -1: no master/slave in this process (decided once, at the first
@@ -105,6 +106,11 @@ static int load_plugin(char *err, size_t errsize)
 
 static void at_exit(void)
 {
+	mp_end();
+}
+
+void mp_end(void)
+{
 	if (state == 1)
 	{
 		state = -1;
@@ -163,8 +169,15 @@ int mp_boot(const struct starpu_conf *conf)
 	}
 	char err[1024];
 	int ret = load_plugin(err, sizeof(err));
-	if (!ret && (ret = mp_chan->init(&mp_rank, &mp_size, err, sizeof(err))))
+	if (!ret && (ret = mp_chan->init(&mp_rank, &mp_size, err, sizeof(err))) < 0)
 		mp_chan = NULL;
+	if (ret == 1)
+	{
+		/* MPI initialised by the application: it finalises it too, so
+		 * the slaves leave at the end of the first session. */
+		mp_app_owns_channel = 1;
+		ret = 0;
+	}
 	if (ret)
 	{
 		rt_error("starpu_init: MPI master/slave: %s (%d)", err, ret);
@@ -179,7 +192,7 @@ int mp_boot(const struct starpu_conf *conf)
 	if (mp_size < 2)
 	{
 		rt_info("starpu_init: MPI master/slave: no slaves (the job has one process): running with local workers only");
-		mp_chan->fini();
+		mp_chan->fini(0);
 		state = -1;
 		return 0;
 	}

@@ -640,7 +640,7 @@ static void leave(void)
 		ops_progress();
 		os_yield();
 	}
-	mp_chan->fini();
+	mp_chan->fini(1);
 	exit(0);
 }
 

@@ -489,5 +489,5 @@ void mp_source_exit(void)
 			mp_sinks[i].reply_req = NULL;
 		}
 	os_mutex_unlock(&chan_lock);
-	mp_chan->fini();
+	mp_chan->fini(0);
 }

@@ -73,17 +73,17 @@ static int chan_init(int *rank, int *size, char *err, size_t errsize)
 	MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &has);
 	if (has && ub && *ub > tag_max)
 		tag_max = *ub;
-	return 0;
+	return initialized_here ? 0 : 1;
 }
 
-static void chan_fini(void)
+static void chan_fini(int end_job)
 {
 	if (comm != MPI_COMM_NULL)
 		MPI_Comm_free(&comm);
 	comm = MPI_COMM_NULL;
 	int finalized = 0;
 	MPI_Finalized(&finalized);
-	if (initialized_here && !finalized)
+	if ((initialized_here || end_job) && !finalized)
 		MPI_Finalize();
 	initialized_here = 0;
 }
