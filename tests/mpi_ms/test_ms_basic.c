@@ -58,6 +58,63 @@ static struct starpu_codelet add_cl = {
 	.name = "add",
 };
 
+/* A reduction: contributions on the slaves, each through a scratch
+ * buffer, folded by the runtime. */
+void ms_r_init(void *buffers[], void *arg);
+void ms_r_init(void *buffers[], void *arg)
+{
+	(void) arg;
+	*(long *) STARPU_VARIABLE_GET_PTR(buffers[0]) = 0;
+}
+
+void ms_r_add(void *buffers[], void *arg);
+void ms_r_add(void *buffers[], void *arg)
+{
+	(void) arg;
+	*(long *) STARPU_VARIABLE_GET_PTR(buffers[0]) += *(long *) STARPU_VARIABLE_GET_PTR(buffers[1]);
+}
+
+void ms_r_contrib(void *buffers[], void *arg);
+void ms_r_contrib(void *buffers[], void *arg)
+{
+	long k;
+	starpu_codelet_unpack_args(arg, &k);
+	long *scratch = (long *) STARPU_VECTOR_GET_PTR(buffers[1]);
+	scratch[0] = k;
+	*(long *) STARPU_VARIABLE_GET_PTR(buffers[0]) += scratch[0];
+}
+
+static struct starpu_codelet r_init_cl = {
+	.cpu_funcs = { ms_r_init }, .cpu_funcs_name = { "ms_r_init" }, .nbuffers = 1, .modes = { STARPU_W }, .name = "r_init",
+};
+static struct starpu_codelet r_add_cl = {
+	.cpu_funcs = { ms_r_add }, .cpu_funcs_name = { "ms_r_add" }, .nbuffers = 2,
+	.modes = { STARPU_RW | STARPU_COMMUTE, STARPU_R }, .name = "r_add",
+};
+static struct starpu_codelet r_contrib_cl = {
+	.cpu_funcs = { ms_r_contrib }, .cpu_funcs_name = { "ms_r_contrib" }, .nbuffers = 2,
+	.modes = { STARPU_REDUX, STARPU_SCRATCH }, .name = "r_contrib",
+};
+
+static void reduction(void)
+{
+	long sum = 5, want = 5;
+	starpu_data_handle_t h, scratch;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t) &sum, sizeof(sum));
+	starpu_vector_data_register(&scratch, -1, 0, 16, sizeof(long));
+	starpu_data_set_reduction_methods(h, &r_add_cl, &r_init_cl);
+	for (long k = 1; k <= 100; k++)
+	{
+		want += k;
+		int w = k % 3 == 0 ? starpu_worker_get_by_type(STARPU_CPU_WORKER, 0) : ms_slave_worker((int) (k % 2), 0);
+		CHECK_EQ(starpu_task_insert(&r_contrib_cl, STARPU_REDUX, h, STARPU_SCRATCH, scratch, STARPU_VALUE, &k, sizeof(k),
+					    STARPU_EXECUTE_ON_WORKER, w, 0), 0);
+	}
+	starpu_data_unregister(h);
+	starpu_data_unregister(scratch);
+	CHECK_EQ(sum, want);
+}
+
 static void submit_axpb(starpu_data_handle_t h, double a, double b, int worker)
 {
 	struct starpu_task *t = starpu_task_create();
@@ -147,6 +204,7 @@ static void session(const char *sched)
 			exit(1);
 		}
 	}
+	reduction();
 	fprintf(stderr, "[%s] %s: %u of %u tasks ran on the slaves, results right\n", ms_name, sched, on_slaves, 4 * NBLOCKS + NBLOCKS);
 	memset(axpb_cl.per_worker_stats, 0, sizeof(axpb_cl.per_worker_stats));
 	memset(add_cl.per_worker_stats, 0, sizeof(add_cl.per_worker_stats));
