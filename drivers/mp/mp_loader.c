@@ -11,7 +11,8 @@
  *   - the process is not a StarPU-MPI application (libvela-mpi loaded:
  *     there every process is the application's, each with its own
  *     workers; the two modes are one build, one per process);
- *   - the run is not simulated (simulating master/slave is not done yet).
+ *   - the run is not simulated (a simulated run's slaves are hosts of its
+ *     platform, no process: core/devices.c, sim/).
  * Otherwise nothing is loaded, and the run has local workers only.
  */
 #define _GNU_SOURCE
@@ -140,10 +141,10 @@ int mp_boot(const struct starpu_conf *conf)
 	if (state)
 		return 0;
 	int want = conf->nmpi_ms;	/* -1: all there are */
+	/* Simulated slaves are the platform's hosts (core/devices.c): no
+	 * process, no channel. */
 	if (want == 0 || sim_running())
 	{
-		if (want > 0)
-			rt_warn("starpu_init: MPI master/slave is not simulated yet (STARPU_NMPI_MS=%d ignored): local workers only", want);
 		state = -1;
 		return 0;
 	}
