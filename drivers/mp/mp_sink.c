@@ -90,7 +90,10 @@ static struct exec_item *done_head;
 static _Atomic int ndone;
 
 /* Why the sink is going down (set by a signal handler or exit() in a
- * kernel thread; the loop reports it). */
+ * kernel thread; the loop reports it). The first thread to claim it
+ * writes dying_text, then publishes dying (release; the loop reads it with
+ * acquire before the text). */
+static _Atomic int dying_claimed;
 static _Atomic int dying;
 static char dying_text[256];
 static _Atomic int dying_reported;
@@ -564,7 +567,7 @@ static void report_dying(void)
 static void on_fatal_signal(int sig)
 {
 	os_thread_t self = os_thread_self();
-	if (!atomic_load(&dying))
+	if (!atomic_exchange(&dying_claimed, 1))
 	{
 		const char *k = NULL;
 		for (unsigned i = 0; i < nthreads; i++)
@@ -572,7 +575,7 @@ static void on_fatal_signal(int sig)
 				k = atomic_load(&threads[i].running);
 		snprintf(dying_text, sizeof(dying_text), "signal %d (%s) on rank %d%s%s%s", sig, strsignal(sig), mp_rank,
 			 k ? " in kernel '" : "", k ? k : "", k ? "'" : "");
-		atomic_store(&dying, sig);
+		atomic_store_explicit(&dying, sig, memory_order_release);
 	}
 	if (self != main_thread)
 		for (;;)
@@ -587,10 +590,10 @@ static void on_exit_call(void)
 	if (atomic_load(&exiting) || os_thread_self() == main_thread)
 		return;
 	/* A kernel called exit(): let the loop tell the master first. */
-	if (!atomic_load(&dying))
+	if (!atomic_exchange(&dying_claimed, 1))
 	{
 		snprintf(dying_text, sizeof(dying_text), "a kernel called exit() on rank %d", mp_rank);
-		atomic_store(&dying, -1);
+		atomic_store_explicit(&dying, -1, memory_order_release);
 	}
 	double start = os_now_us();
 	while (!atomic_load(&dying_reported) && os_now_us() - start < 3e6)
@@ -802,7 +805,7 @@ void mp_sink_main(void)
 		busy |= reap_done() > 0;
 		if (frees)
 			frees_progress();
-		if (atomic_load_explicit(&dying, memory_order_relaxed))
+		if (atomic_load_explicit(&dying, memory_order_acquire))
 			die_now();
 		/* Spin while busy; once idle, yield for a while, then sleep a
 		 * little longer each time (up to 250 µs): an idle sink should
