@@ -100,7 +100,8 @@ void workers_devices_teardown(void)
  * conf.nopencl / conf.nmpi_ms (STARPU_NCUDA / STARPU_NOPENCL /
  * STARPU_NMPI_MS), a slave with a worker per core (MPI_MS<k>_CPU<i>
  * hosts, at most STARPU_NMPIMSTHREADS); real runs: the devices the
- * drivers find (MPI slaves: other processes, drivers/mp/). Returns the number of devices, or a negative errno. */
+ * drivers find (MPI slaves: other processes, drivers/mp/). Returns the
+ * number of devices, or a negative errno. */
 int workers_devices_setup(const struct starpu_conf *conf, struct device_spec *out, unsigned max)
 {
 	if (!sim_running())
