@@ -25,6 +25,9 @@ extern const struct drv_device_kind drv_cuda_kind;
 #ifdef STARPU_USE_OPENCL
 extern const struct drv_device_kind drv_opencl_kind;
 #endif
+#ifdef STARPU_USE_MPI_MASTER_SLAVE
+#include "drivers/mp/mp_driver.h"
+#endif
 
 const struct drv_device_kind *const drv_device_kinds[] = {
 #ifdef STARPU_USE_CUDA
@@ -33,8 +36,23 @@ const struct drv_device_kind *const drv_device_kinds[] = {
 #ifdef STARPU_USE_OPENCL
 	&drv_opencl_kind,
 #endif
+#ifdef STARPU_USE_MPI_MASTER_SLAVE
+	&drv_mpi_ms_kind,
+#endif
 	NULL
 };
+
+int drv_devices_boot(const struct starpu_conf *conf)
+{
+	for (const struct drv_device_kind *const *k = drv_device_kinds; *k; k++)
+		if ((*k)->version >= 3 && (*k)->boot)
+		{
+			int ret = (*k)->boot(conf);
+			if (ret)
+				return ret;
+		}
+	return 0;
+}
 
 int drv_host_alloc(void **ptr, size_t size)
 {

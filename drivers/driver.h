@@ -49,7 +49,7 @@ struct worker;
 struct job;
 struct drv_async;
 
-#define DRV_OPS_VERSION 2
+#define DRV_OPS_VERSION 3
 
 struct drv_ops
 {
@@ -129,6 +129,10 @@ struct drv_device
 	ssize_t memsize;		/* bytes of device memory, -1 if unknown */
 	char name[48];			/* the device's own name, for worker names */
 	unsigned nworkers;		/* workers sharing it (0 means 1) */
+	/* Cores of this machine its workers' threads keep from the CPU
+	 * workers (version 3): 0 means one per worker (a GPU's threads
+	 * feed it all the time); an MPI slave's mostly wait, 1 for all. */
+	unsigned host_cores;
 };
 
 /* A kind of device (drivers/<kind>/). setup finds the devices this run
@@ -161,11 +165,20 @@ struct drv_device_kind
 	/* One line on what the machine has of this kind, for `vela machine`
 	 * (found, usable, why not). */
 	void (*describe)(char *buf, size_t size);
+	/* Version 3, optional: called at the start of every starpu_init,
+	 * before the machine is discovered, for kinds whose devices are
+	 * other processes (MPI slaves). A process that is one of those
+	 * devices serves there and never returns; the others return 0, or a
+	 * negative errno with a message. */
+	int (*boot)(const struct starpu_conf *conf);
 };
 
-/* The device kinds built in, in StarPU's worker order (CUDA, then
- * OpenCL); NULL-terminated (device.c). */
+/* The device kinds built in, in StarPU's worker order (CUDA, OpenCL,
+ * then MPI slaves); NULL-terminated (device.c). */
 extern const struct drv_device_kind *const drv_device_kinds[];
+/* Runs the kinds' boot hooks (starpu_init, first thing after the
+ * configuration): 0 or the first negative errno. */
+int drv_devices_boot(const struct starpu_conf *conf);
 
 /* Pinned host memory from the first kind of device of the run that wants
  * it (device.c): 0 and *ptr, or -ENODEV when none does (the caller then

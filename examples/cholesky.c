@@ -18,6 +18,15 @@
  * deterministically. The result is checked by ||A - L L^T||_F / ||A||_F over
  * the lower triangle, computed on the host without the runtime.
  *
+ * MPI master/slave (Vela built with --enable-mpi-master-slave, or StarPU):
+ * `mpirun -np 3 ./cholesky` runs the program on rank 0 and makes ranks 1 and
+ * 2 its slaves. The slaves find the CPU kernels by name (cpu_funcs_name),
+ * so they have external linkage and the program is linked with -rdynamic,
+ * and WHERE names STARPU_MPI_MS. A potrf failure on a slave is not seen by
+ * the master (the flag below is the slave's own); the residual check still
+ * is. Every rank runs main() up to starpu_init: the lines printed before it
+ * (the "# tiled" header, the reference) come once per process.
+ *
  * Simulation (Vela, STARPU_SIMGRID=1 set at process start): kernels are not
  * run, so the program allocates no matrix (its tiles are addresses in an
  * untouched reservation, registered in RAM as in a real run: tiled_app.h),
@@ -77,7 +86,8 @@ enum {
 static atomic_int potrf_failure;
 
 /* A_kk = L_kk L_kk^T, lower triangle overwritten with L_kk. */
-static void potrf_cpu(void *buffers[], void *cl_arg)
+void potrf_cpu(void *buffers[], void *cl_arg);
+void potrf_cpu(void *buffers[], void *cl_arg)
 {
 	(void)cl_arg;
 	const int n = tile_rows(buffers[0]);
@@ -90,7 +100,8 @@ static void potrf_cpu(void *buffers[], void *cl_arg)
 }
 
 /* A_ik = A_ik L_kk^-T: the panel tile below the diagonal. */
-static void trsm_cpu(void *buffers[], void *cl_arg)
+void trsm_cpu(void *buffers[], void *cl_arg);
+void trsm_cpu(void *buffers[], void *cl_arg)
 {
 	(void)cl_arg;
 	cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit,
@@ -100,7 +111,8 @@ static void trsm_cpu(void *buffers[], void *cl_arg)
 }
 
 /* A_ii -= A_ik A_ik^T, lower triangle only. */
-static void syrk_cpu(void *buffers[], void *cl_arg)
+void syrk_cpu(void *buffers[], void *cl_arg);
+void syrk_cpu(void *buffers[], void *cl_arg)
 {
 	(void)cl_arg;
 	cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans,
@@ -110,7 +122,8 @@ static void syrk_cpu(void *buffers[], void *cl_arg)
 }
 
 /* A_ij -= A_ik A_jk^T for i > j. */
-static void gemm_cpu(void *buffers[], void *cl_arg)
+void gemm_cpu(void *buffers[], void *cl_arg);
+void gemm_cpu(void *buffers[], void *cl_arg)
 {
 	(void)cl_arg;
 	cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans,
@@ -173,11 +186,11 @@ static void gemm_cuda(void *buffers[], void *cl_arg)
 }
 #define CUDA_IMPL(f) .cuda_funcs = { f }, .cuda_flags = { STARPU_CUDA_ASYNC },
 #define CUDA_IMPL_SYNC(f) .cuda_funcs = { f },
-#define WHERE (STARPU_CPU | STARPU_CUDA)
+#define WHERE (STARPU_CPU | STARPU_CUDA | STARPU_MPI_MS)
 #else
 #define CUDA_IMPL(f)
 #define CUDA_IMPL_SYNC(f)
-#define WHERE STARPU_CPU
+#define WHERE (STARPU_CPU | STARPU_MPI_MS)
 #endif
 
 /*

@@ -395,6 +395,7 @@ struct sched_result {
 	int failed;            /* a kernel reported a failure or a residual was too large */
 	unsigned cpu_workers;  /* as seen by the last session */
 	unsigned cuda_workers; /* likewise (simulated GPUs, in Vela) */
+	unsigned ms_workers;   /* likewise: workers of MPI slaves (mpirun -np N, master/slave builds) */
 	int simulated;         /* the last session was simulated: kernels did not run */
 };
 
@@ -428,11 +429,12 @@ static int run_once(const struct tiled_app *app, const struct tiled_options *opt
 	}
 	res->cpu_workers = starpu_cpu_worker_get_count();
 	res->cuda_workers = starpu_cuda_worker_get_count();
+	res->ms_workers = starpu_mpi_ms_worker_get_count();
 	/* Also when the simulation started only now (attached by starpu_init). */
 	res->simulated = run_is_simulated();
 	if (res->simulated)
 		enable_simulated_gpus(app);
-	if (res->cpu_workers == 0) {
+	if (res->cpu_workers == 0 && res->ms_workers == 0) {
 		fprintf(stderr, "%s: skipped, no CPU worker available\n", app->name);
 		starpu_shutdown();
 		return 77;
@@ -550,7 +552,10 @@ static int tiled_app_main(const struct tiled_app *app, int argc, char **argv)
 		for (int rep = 0; rep < opt.reps && ret == 0; rep++) {
 			ret = run_once(app, &opt, sched, &tiles, a_full, &res);
 			if (ret == 0 && !header_printed) {
-				if (res.cuda_workers)
+				if (res.ms_workers)
+					printf("# runtime: %u CPU worker(s), %u MPI_MS worker(s)\n",
+					       res.cpu_workers, res.ms_workers);
+				else if (res.cuda_workers)
 					printf("# runtime: %u CPU worker(s), %u CUDA worker(s)\n",
 					       res.cpu_workers, res.cuda_workers);
 				else

@@ -41,6 +41,7 @@
 #include <starpu_cuda.h>
 #include <starpu_cublas.h>
 #include <starpu_cusparse.h>
+#include <starpu_mpi_ms.h>
 
 #ifdef __cplusplus
 extern "C"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Writes the three documented example machines of this directory from the
+# Writes the four documented example machines of this directory from the
 # figures below (every figure's source is named next to it, and repeated
 # in each file's header). Run from anywhere: sh platforms/make-examples.sh
 # Conventions: see platforms/README.md (those of runtime/perfmodel/platform.c).
@@ -161,4 +161,80 @@ gpus() {
 	echo "  </zone>"
 	echo "</platform>"
 } >"$here/epyc-12core.platform.v4.xml"
+
+# ---- 4. A master and 4 MPI slaves on a 100 Gb/s network ------------------------
+# Five nodes, each one AMD EPYC 7302 (16 cores) with 128 GiB of DDR4-3200,
+# joined by 100 Gb/s InfiniBand EDR through a non-blocking switch: the
+# master (the application's process: CPU0.., RAM) and 4 MPI slaves
+# (master/slave mode: MPI_MS<k> their memory, MPI_MS<k>_CPU<i> their cores).
+# AMD EPYC 7302 (AMD product page): 16 cores, 3.0 GHz base; EPYC 7002: 8 x
+# DDR4-3200 per socket, 204.8 GB/s; a copy within RAM at half of it.
+EPYC7302_RAM_COPY=102400000000Bps
+# InfiniBand EDR 4x: 25.78125 Gb/s per lane, 64b/66b encoding, 4 lanes =
+# 100 Gb/s of data each way (InfiniBand Trade Association, EDR), 12.5 GB/s.
+EDR=12500000000Bps
+# MPI latency between two nodes: ASSUMPTION, 1.5 us (the order of magnitude
+# of OSU latency benchmarks on EDR), half in each node's link.
+EDR_HALF_LAT=0.00000075s
+NODE_MEM=137438953472
+{
+	cat <<HDR
+<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<!-- cluster-4slaves: a master node and 4 MPI slave nodes (Vela's master/slave mode), each
+     node 1 x AMD EPYC 7302 (16 cores) with 128 GiB DDR4-3200, on 100 Gb/s InfiniBand EDR
+     through one non-blocking switch.
+     DESCRIBED FROM PUBLIC FIGURES, NOT MEASURED (platforms/make-examples.sh):
+       - AMD EPYC 7302 (AMD product page): 16 cores, 3.0 GHz; EPYC 7002: 8 x DDR4-3200 per
+         socket, 204.8 GB/s.
+       - InfiniBand EDR 4x (InfiniBand Trade Association): 100 Gb/s each way, 12.5 GB/s.
+       - ASSUMPTIONS (no datasheet figure): MPI latency 1.5 us between two nodes (0.75 us in
+         each node's link), copies within a node's RAM at half its bandwidth with 0.1 us
+         latency, 128 GiB per node.
+     Hosts: MAIN, CPU0..15 (the master's cores), RAM (its memory); per slave k, MPI_MS<k>
+     (its memory, properties memsize and model) and MPI_MS<k>_CPU0..15 (its cores). Links:
+     RAM-RAM and MPI_MS<k>-MPI_MS<k> (copies within a node), and each node's link to the
+     switch, one per direction (<node>-up, <node>-down): a copy between two nodes goes up
+     one and down the other, so copies into (or out of) one node share its link. -->
+<platform version="4.1">
+  <config id="General">
+    <prop id="network/model" value="CM02"/>
+    <prop id="network/latency-factor" value="1"/>
+    <prop id="network/bandwidth-factor" value="1"/>
+    <prop id="network/crosstraffic" value="0"/>
+    <prop id="network/weight-S" value="0.0"/>
+  </config>
+HDR
+	echo "  <zone id=\"cluster-4slaves\" routing=\"Full\">"
+	cpus 16 $NODE_MEM
+	for k in 0 1 2 3; do
+		echo "    <host id=\"MPI_MS$k\" speed=\"1f\">"
+		echo "      <prop id=\"memsize\" value=\"$NODE_MEM\"/>"
+		echo "      <prop id=\"model\" value=\"AMD EPYC 7302 node\"/>"
+		echo "    </host>"
+		i=0
+		while [ $i -lt 16 ]; do
+			echo "    <host id=\"MPI_MS${k}_CPU$i\" speed=\"2000000000f\"/>"
+			i=$((i + 1))
+		done
+	done
+	echo "    <link id=\"RAM-RAM\" bandwidth=\"$EPYC7302_RAM_COPY\" latency=\"$RAM_LAT\"/>"
+	for n in RAM MPI_MS0 MPI_MS1 MPI_MS2 MPI_MS3; do
+		[ $n = RAM ] || echo "    <link id=\"$n-$n\" bandwidth=\"$EPYC7302_RAM_COPY\" latency=\"$RAM_LAT\"/>"
+		echo "    <link id=\"$n-up\" bandwidth=\"$EDR\" latency=\"$EDR_HALF_LAT\"/>"
+		echo "    <link id=\"$n-down\" bandwidth=\"$EDR\" latency=\"$EDR_HALF_LAT\"/>"
+	done
+	for a in RAM MPI_MS0 MPI_MS1 MPI_MS2 MPI_MS3; do
+		for b in RAM MPI_MS0 MPI_MS1 MPI_MS2 MPI_MS3; do
+			if [ $a = $b ]; then
+				echo "    <route src=\"$a\" dst=\"$b\" symmetrical=\"NO\"><link_ctn id=\"$a-$a\"/></route>"
+			else
+				echo "    <route src=\"$a\" dst=\"$b\" symmetrical=\"NO\"><link_ctn id=\"$a-up\"/><link_ctn id=\"$b-down\"/></route>"
+			fi
+		done
+	done
+	echo "  </zone>"
+	echo "</platform>"
+} >"$here/cluster-4slaves.platform.v4.xml"
 echo "wrote $here/epyc2-4xa100-pcie.platform.v4.xml $here/dgx-a100.platform.v4.xml $here/epyc-12core.platform.v4.xml"
+echo "wrote $here/cluster-4slaves.platform.v4.xml"

@@ -75,7 +75,23 @@ static int find_devices(const struct sim_boot *b, const char *prefix, int arch, 
 		d->arch = arch;
 		d->devid = (int) k;
 		d->memsize = -1;
+		d->ncores = 0;
 		snprintf(d->host, sizeof(d->host), "%s", name);
+		/* An MPI slave's cores: MPI_MS<k>_CPU0, 1, ... */
+		while (arch == STARPU_MPI_MS_WORKER)
+		{
+			char core[48];
+			snprintf(core, sizeof(core), "%s_CPU%u", name, d->ncores);
+			if (!sg_host_by_name(core))
+				break;
+			d->ncores++;
+		}
+		if (arch == STARPU_MPI_MS_WORKER && !d->ncores)
+		{
+			snprintf(err, errsize, "the simulated platform %s: MPI slave %s has no core (hosts %s_CPU0, ...)",
+				 b->platform, name, name);
+			return -EINVAL;
+		}
 		const char *mem = sg_host_get_property_value(h, "memsize");
 		if (mem)
 		{
@@ -160,6 +176,10 @@ static int engine_start(const struct sim_boot *b, const char *factory, void (*ma
 	int ret = find_devices(b, "CUDA", STARPU_CUDA_WORKER, STARPU_MAXCUDADEVS, err, errsize);
 	if (!ret)
 		ret = find_devices(b, "OpenCL", STARPU_OPENCL_WORKER, STARPU_MAXOPENCLDEVS, err, errsize);
+#ifdef STARPU_USE_MPI_MASTER_SLAVE
+	if (!ret)
+		ret = find_devices(b, "MPI_MS", STARPU_MPI_MS_WORKER, STARPU_MAXMPIDEVS, err, errsize);
+#endif
 	if (ret)
 		return ret;
 	main_host = sg_host_by_name("MAIN");

@@ -6,7 +6,8 @@
  * common loop's: a GPU worker fetches its data to its device's memory node,
  * through the simulated node driver (node_sg.c).
  *
- * Each worker has a platform host of its own (CPU<k>, CUDA<k>, OpenCL<k>),
+ * Each worker has a platform host of its own (CPU<k>, CUDA<k>, OpenCL<k>,
+ * MPI_MS<k>_CPU<i>),
  * so a plain delay (sg_actor_sleep_for) gives the same times as consuming
  * the host's flops, at half the cost; hosts shared by several workers
  * (STARPU_NCPU above the platform's CPU count) are not modelled as
@@ -44,5 +45,14 @@ const struct drv_ops drv_sg_opencl_ops = {
 	.version = DRV_OPS_VERSION,
 	.name = "simulated opencl",
 	.arch = STARPU_OPENCL_WORKER,
+	.execute = sg_execute,
+};
+
+/* A worker of a simulated MPI slave: one of the slave's cores (its host
+ * MPI_MS<k>_CPU<i>), its data on the slave's memory node. */
+const struct drv_ops drv_sg_mpi_ms_ops = {
+	.version = DRV_OPS_VERSION,
+	.name = "simulated mpi_ms",
+	.arch = STARPU_MPI_MS_WORKER,
 	.execute = sg_execute,
 };

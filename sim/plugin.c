@@ -29,4 +29,5 @@ const struct sim_plugin vela_sim_plugin = {
 	.device_node_ops = &drv_sg_device_node_ops,
 	.route = sg_route,
 	.host_memsize = sg_host_memsize,
+	.mpi_ms_driver = &drv_sg_mpi_ms_ops,
 };

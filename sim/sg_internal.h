@@ -17,8 +17,12 @@
 #include <stddef.h>
 
 #define SG_MAX_KEYS 64
-/* Simulated devices per platform (CUDA and OpenCL together). */
+/* Simulated devices per platform (CUDA, OpenCL and MPI slaves together). */
+#ifdef STARPU_MAXMPIDEVS
+#define SG_MAX_DEVICES (STARPU_MAXCUDADEVS + STARPU_MAXOPENCLDEVS + STARPU_MAXMPIDEVS)
+#else
 #define SG_MAX_DEVICES (STARPU_MAXCUDADEVS + STARPU_MAXOPENCLDEVS)
+#endif
 
 /* A runtime thread: one actor (main, workers, application threads made
  * with starpu_pthread_create). It is the actor's data, so the thread's
@@ -56,6 +60,7 @@ extern const struct os_ops os_sg_ops;
 extern const struct drv_ops drv_sg_cpu_ops;
 extern const struct drv_ops drv_sg_cuda_ops;
 extern const struct drv_ops drv_sg_opencl_ops;
+extern const struct drv_ops drv_sg_mpi_ms_ops;
 /* node_sg.c: memory nodes of simulated devices. */
 extern const struct drv_node_ops drv_sg_device_node_ops;
 int sg_route(const char *src_host, const char *dst_host, double *bandwidth, double *latency);

@@ -52,13 +52,17 @@ struct sim_core
 
 #define SIM_CORE_VERSION 2
 
-/* A simulated device, from the platform's CUDA<k> and OpenCL<k> hosts. */
+/* A simulated device, from the platform's CUDA<k>, OpenCL<k> and MPI_MS<k>
+ * hosts. */
 struct sim_device
 {
-	int arch;			/* STARPU_CUDA_WORKER or STARPU_OPENCL_WORKER */
+	int arch;			/* STARPU_CUDA_WORKER, STARPU_OPENCL_WORKER or STARPU_MPI_MS_WORKER */
 	int devid;			/* k */
 	ssize_t memsize;		/* bytes (host property memsize), -1 if absent */
-	char host[32];			/* the platform host: "CUDA<k>", "OpenCL<k>" */
+	char host[32];			/* the platform host: "CUDA<k>", "OpenCL<k>", "MPI_MS<k>" */
+	/* Version 3. An MPI slave's cores: its hosts MPI_MS<k>_CPU0.. (one
+	 * worker each); 0 for GPUs. */
+	unsigned ncores;
 };
 
 /* Where to boot; strings are copied by the plugin. */
@@ -70,7 +74,7 @@ struct sim_boot
 	int verbose;			/* keep SimGrid's own log at info level */
 };
 
-#define SIM_PLUGIN_VERSION 2
+#define SIM_PLUGIN_VERSION 3
 
 struct sim_plugin
 {
@@ -114,6 +118,11 @@ struct sim_plugin
 	/* The memsize property of a platform host (bytes), or -1 when the
 	 * host or the property is absent ("RAM": main memory's capacity). */
 	ssize_t (*host_memsize)(const char *host);
+
+	/* Version 3: MPI slaves (master/slave without processes: a slave is
+	 * the platform's MPI_MS<k> memory host and MPI_MS<k>_CPU<i> cores;
+	 * its copies go over the platform's network like any device's). */
+	const struct drv_ops *mpi_ms_driver;
 };
 
 /* The symbol libvela looks up in the plugin. */

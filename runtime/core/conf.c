@@ -193,9 +193,12 @@ int conf_resolve(struct starpu_conf *out, const struct starpu_conf *user)
 	/* Devices (workers.c; real ones: drivers/<kind>/). */
 	ret |= env_int("STARPU_NCUDA", &out->ncuda, prec, STARPU_MAXCUDADEVS);
 	ret |= env_int("STARPU_NOPENCL", &out->nopencl, prec, STARPU_MAXOPENCLDEVS);
+	/* More slaves than built for are capped with a warning (drivers/mp/). */
+	ret |= env_int("STARPU_NMPI_MS", &out->nmpi_ms, prec, STARPU_MAXNODES);
 	ret |= env_int("STARPU_DISABLE_ASYNCHRONOUS_COPY", &out->disable_asynchronous_copy, prec, INT_MAX);
 	ret |= env_int("STARPU_DISABLE_ASYNCHRONOUS_CUDA_COPY", &out->disable_asynchronous_cuda_copy, prec, INT_MAX);
 	ret |= env_int("STARPU_DISABLE_ASYNCHRONOUS_OPENCL_COPY", &out->disable_asynchronous_opencl_copy, prec, INT_MAX);
+	ret |= env_int("STARPU_DISABLE_ASYNCHRONOUS_MPI_MS_COPY", &out->disable_asynchronous_mpi_ms_copy, prec, INT_MAX);
 	ret |= env_int("STARPU_CALIBRATE", &out->calibrate, prec, 2);
 	ret |= env_int("STARPU_BUS_CALIBRATE", &out->bus_calibrate, prec, 1);
 	/* Trace recording: STARPU_FXT_TRACE is StarPU's name, STARPU_TRACE a

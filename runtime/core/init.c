@@ -62,6 +62,10 @@ int starpu_initialize(struct starpu_conf *user_conf, int *argc, char ***argv)
 
 	if ((ret = conf_resolve(&rt.conf, user_conf)))
 		goto fail_conf;
+	/* Device kinds whose devices are processes (MPI slaves) decide here,
+	 * once per process, what this one is; a slave never comes back. */
+	if ((ret = drv_devices_boot(&rt.conf)))
+		goto fail_conf;
 	os_mutex_init(&rt.pause_mutex);
 	os_cond_init(&rt.pause_cond);
 	os_mutex_init(&rt.submit_mutex);

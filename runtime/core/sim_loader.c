@@ -432,6 +432,7 @@ const struct drv_ops *sim_device_driver(enum starpu_worker_archtype arch)
 	{
 	case STARPU_CUDA_WORKER: return plugin->cuda_driver;
 	case STARPU_OPENCL_WORKER: return plugin->opencl_driver;
+	case STARPU_MPI_MS_WORKER: return plugin->mpi_ms_driver;
 	default: return NULL;
 	}
 }
@@ -462,7 +463,7 @@ ssize_t sim_host_memsize(const char *host)
 
 const char *sim_worker_host(const struct worker *w)
 {
-	static char names[STARPU_NMAXWORKERS][16];
+	static char names[STARPU_NMAXWORKERS][32];
 	if (!sim_running() || w->id < 0 || w->id >= STARPU_NMAXWORKERS)
 		return NULL;
 	switch (w->arch)
@@ -472,6 +473,10 @@ const char *sim_worker_host(const struct worker *w)
 		break;
 	case STARPU_OPENCL_WORKER:
 		snprintf(names[w->id], sizeof(names[w->id]), "OpenCL%d", w->devid);
+		break;
+	case STARPU_MPI_MS_WORKER:
+		/* One of the slave's cores. */
+		snprintf(names[w->id], sizeof(names[w->id]), "MPI_MS%d_CPU%u", w->devid, w->device_rank);
 		break;
 	default:
 	{

@@ -151,7 +151,8 @@ void task_codelet_check(struct starpu_codelet *cl)
 	if (!cl->opencl_funcs[0] && cl->opencl_func && cl->opencl_func != STARPU_MULTIPLE_OPENCL_IMPLEMENTATIONS)
 		__atomic_store_n(&cl->opencl_funcs[0], cl->opencl_func, __ATOMIC_RELAXED);
 #pragma GCC diagnostic pop
-	if (cl->where == 0)
+	int implicit_where = cl->where == 0;
+	if (implicit_where)
 	{
 		uint32_t where = 0;
 		if (cl->cpu_funcs[0] || cl->cpu_funcs_name[0])
@@ -160,15 +161,24 @@ void task_codelet_check(struct starpu_codelet *cl)
 			where |= STARPU_CUDA;
 		if (cl->opencl_funcs[0])
 			where |= STARPU_OPENCL;
+		/* MPI slaves find kernels by name (drivers/mp/). */
+		if (cl->cpu_funcs_name[0] || cl->mpi_ms_funcs[0])
+			where |= STARPU_MPI_MS;
 		__atomic_store_n(&cl->where, where, __ATOMIC_RELAXED);
 	}
+	/* A codelet that could run on the run's MPI slaves but names no
+	 * kernel they can find: said once, when it is first submitted. */
+	if ((rt.worker_mask & STARPU_MPI_MS) && (implicit_where || (cl->where & STARPU_MPI_MS)) && cl->cpu_funcs[0] &&
+	    !cl->cpu_funcs_name[0] && !cl->mpi_ms_funcs[0])
+		rt_warn("codelet '%s' has CPU functions but no cpu_funcs_name (nor mpi_ms_funcs): its tasks do not run on the "
+			"MPI slaves, only on this process's workers (said once per codelet)", cl->name ? cl->name : "(unnamed)");
 	__atomic_store_n(&cl->checked, 1, __ATOMIC_RELEASE);
 }
 
 static const char *where_string(uint32_t where, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s%s%s%s", where & STARPU_CPU ? "CPU " : "", where & STARPU_CUDA ? "CUDA " : "",
-		 where & STARPU_OPENCL ? "OpenCL " : "", where ? "" : "nothing");
+	snprintf(buf, len, "%s%s%s%s%s", where & STARPU_CPU ? "CPU " : "", where & STARPU_CUDA ? "CUDA " : "",
+		 where & STARPU_OPENCL ? "OpenCL " : "", where & STARPU_MPI_MS ? "MPI_MS " : "", where ? "" : "nothing");
 	return buf;
 }
 

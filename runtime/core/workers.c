@@ -60,21 +60,25 @@ int workers_setup(void)
 {
 	int ret;
 	struct starpu_conf *conf = &rt.conf;
-	struct device_spec devs[STARPU_MAXCUDADEVS + STARPU_MAXOPENCLDEVS];
+	struct device_spec devs[WORKERS_MAXDEVS];
 	int ndevs = workers_devices_setup(conf, devs, sizeof(devs) / sizeof(devs[0]));
 	if (ndevs < 0)
 		return ndevs;
 	/* Device workers: one per device, or several sharing it. */
-	int ndevworkers = 0;
+	int ndevworkers = 0, devcores = 0;
 	for (int d = 0; d < ndevs; d++)
+	{
 		ndevworkers += (int) devs[d].nworkers;
+		devcores += (int) devs[d].host_cores;
+	}
 	unsigned ncores = topo_ncores(), npus = topo_npus();
 	int ncpus = conf->ncpus;
 	if (ncpus < 0)
 	{
-		/* One worker per core, less one core per device worker (its
-		 * driver thread's, as StarPU reserves) and conf.reserve_ncpus. */
-		int reserve = ndevworkers + (conf->reserve_ncpus > 0 ? conf->reserve_ncpus : 0);
+		/* One worker per core, less the cores of the device workers'
+		 * driver threads (one per GPU worker, one per MPI slave, as
+		 * StarPU reserves) and conf.reserve_ncpus. */
+		int reserve = devcores + (conf->reserve_ncpus > 0 ? conf->reserve_ncpus : 0);
 		ncpus = (int) ncores > reserve ? (int) ncores - reserve : 0;
 	}
 	if (ncpus > STARPU_MAXCPUS)
@@ -124,7 +128,7 @@ int workers_setup(void)
 			w->drv = devs[d].drv;
 			w->bindid = -1;
 			w->hwloc_obj = NULL;
-			const char *kind = w->arch == STARPU_CUDA_WORKER ? "CUDA" : "OpenCL";
+			const char *kind = w->arch == STARPU_CUDA_WORKER ? "CUDA" : w->arch == STARPU_OPENCL_WORKER ? "OpenCL" : "MPI_MS";
 			/* Real devices say which device they drive, as StarPU's
 			 * names do; workers sharing a device are numbered. */
 			char num[8];
@@ -524,6 +528,9 @@ static int impl_exists(const struct starpu_codelet *cl, enum starpu_worker_archt
 		return cl->cuda_funcs[nimpl] != NULL;
 	case STARPU_OPENCL_WORKER:
 		return cl->opencl_funcs[nimpl] != NULL;
+	case STARPU_MPI_MS_WORKER:
+		/* A slave finds its kernel by name. */
+		return cl->cpu_funcs_name[nimpl] != NULL || cl->mpi_ms_funcs[nimpl] != NULL;
 	default:
 		return 0;
 	}
@@ -597,7 +604,7 @@ unsigned starpu_mic_worker_get_count(void)
 
 unsigned starpu_mpi_ms_worker_get_count(void)
 {
-	return 0;
+	return (unsigned) starpu_worker_get_count_by_type(STARPU_MPI_MS_WORKER);
 }
 
 int starpu_worker_get_id(void)

@@ -230,8 +230,16 @@ struct device_spec
 	const struct drv_ops *drv;
 	const struct drv_device_kind *kind;	/* real devices: their kind; NULL when simulated */
 	unsigned nworkers;			/* workers driving it (STARPU_NWORKER_PER_CUDA) */
+	unsigned host_cores;			/* cores kept from the CPU workers for their threads */
 	char devname[48];			/* real devices: the device's own name */
 };
+
+/* The most devices of all kinds a run may have. */
+#ifdef STARPU_MAXMPIDEVS
+#define WORKERS_MAXDEVS (STARPU_MAXCUDADEVS + STARPU_MAXOPENCLDEVS + STARPU_MAXMPIDEVS)
+#else
+#define WORKERS_MAXDEVS (STARPU_MAXCUDADEVS + STARPU_MAXOPENCLDEVS)
+#endif
 
 /* The devices this run uses (devices.c), each with a memory node added
  * after RAM: simulated ones from the platform, real ones from the device

@@ -50,7 +50,8 @@ int mem_env_mib(const char *var, ssize_t *bytes)
  * -1 when unknown). 0, or -EINVAL naming a malformed variable. */
 static int device_limit(enum starpu_node_kind kind, int devid, ssize_t *total)
 {
-	const char *k = kind == STARPU_CUDA_RAM ? "CUDA" : kind == STARPU_OPENCL_RAM ? "OPENCL" : NULL;
+	const char *k = kind == STARPU_CUDA_RAM ? "CUDA" : kind == STARPU_OPENCL_RAM ? "OPENCL"
+		      : kind == STARPU_MPI_MS_RAM ? "MPI_MS" : NULL;
 	if (!k)
 		return 0;
 	char var[64];
@@ -143,8 +144,8 @@ int memory_nodes_setup(void)
 		limit = numa_limit;
 	/* The devices' limits are read as their nodes are added: a malformed
 	 * one is refused now, whether such a device exists or not. */
-	static const char *const kinds[] = { "CUDA", "OPENCL" };
-	for (unsigned k = 0; k < 2; k++)
+	static const char *const kinds[] = { "CUDA", "OPENCL", "MPI_MS" };
+	for (unsigned k = 0; k < 3; k++)
 	{
 		char var[64];
 		ssize_t ignored;

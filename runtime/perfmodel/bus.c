@@ -58,6 +58,7 @@ static void machine_config(struct pm_bus *b)
 		{
 		case STARPU_CUDA_RAM: b->ncuda++; break;
 		case STARPU_OPENCL_RAM: b->nopencl++; break;
+		case STARPU_MPI_MS_RAM: b->nmpi++; break;
 		default: break;
 		}
 }

@@ -7,8 +7,10 @@
  *   - one host per CPU core, "CPU0".."CPUn-1", and "MAIN" for the
  *     application's main thread;
  *   - one host per memory node: "RAM" for main memory, "CUDA<i>" and
- *     "OpenCL<i>" for devices, "DISK<i>" for disks, with properties
+ *     "OpenCL<i>" for devices, "MPI_MS<i>" for MPI slaves' memory, "DISK<i>"
+ *     for disks, with properties
  *     memsize (bytes) and, for devices, model;
+ *   - an MPI slave's cores: "MPI_MS<i>_CPU<k>", one per worker it runs;
  *   - per ordered pair of memory nodes a link "<src>-<dst>" with the
  *     measured bandwidth and latency, and the route through it;
  *     "RAM-RAM" carries the copy speed within main memory;
@@ -18,6 +20,7 @@
 #include "perfmodel/perfmodel.h"
 #include "core/conf.h"
 #include "core/rt.h"
+#include "core/workers.h"
 #include "data/memory.h"
 
 #include <errno.h>
@@ -43,6 +46,7 @@ int pm_node_host(unsigned node, char *buf, size_t size)
 	case STARPU_CUDA_RAM: snprintf(buf, size, "CUDA%d", dev); return 0;
 	case STARPU_OPENCL_RAM: snprintf(buf, size, "OpenCL%d", dev); return 0;
 	case STARPU_DISK_RAM: snprintf(buf, size, "DISK%d", dev); return 0;
+	case STARPU_MPI_MS_RAM: snprintf(buf, size, "MPI_MS%d", dev); return 0;
 	default: snprintf(buf, size, "NODE%u", node); return -EINVAL;
 	}
 }
@@ -91,6 +95,14 @@ int pm_platform_write(FILE *f, const struct pm_bus *b)
 		if (n < mem_nnodes && mem_nodes[n].kind != STARPU_CPU_RAM)
 			fprintf(f, "      <prop id=\"model\" value=\"%s\"/>\n", mem_nodes[n].name);
 		fprintf(f, "    </host>\n");
+		/* An MPI slave's cores: a host per worker it runs. */
+		if (n < mem_nnodes && mem_nodes[n].kind == STARPU_MPI_MS_RAM)
+		{
+			unsigned k = 0;
+			for (unsigned w = 0; w < rt.nworkers; w++)
+				if (rt.workers[w].arch == STARPU_MPI_MS_WORKER && rt.workers[w].memory_node == n)
+					fprintf(f, "    <host id=\"%s_CPU%u\" speed=\"2000000000f\"/>\n", h, k++);
+		}
 	}
 	for (unsigned i = 0; i < b->nnodes; i++)
 		for (unsigned j = 0; j < b->nnodes; j++)

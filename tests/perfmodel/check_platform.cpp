@@ -1,7 +1,8 @@
 /* check_platform: loads a SimGrid platform file (one per process: SimGrid
  * runs one simulation per process) and checks what sim/ relies on: a RAM
  * host, and a route from RAM to every memory-node host (RAM itself,
- * CUDA<i>, OpenCL<i>, DISK<i>), printing its latency and bottleneck
+ * CUDA<i>, OpenCL<i>, DISK<i>, MPI_MS<i> but not its cores MPI_MS<i>_CPU<k>),
+ * printing its latency and bottleneck
  * bandwidth. Built only when SimGrid is found; check_platforms.sh runs it
  * on platforms/ and on a fresh bus calibration of this machine.
  */
@@ -31,7 +32,8 @@ int main(int argc, char **argv)
 	for (auto *h : e.get_all_hosts())
 	{
 		const std::string &n = h->get_name();
-		if (n != "RAM" && n.rfind("CUDA", 0) != 0 && n.rfind("OpenCL", 0) != 0 && n.rfind("DISK", 0) != 0)
+		bool slave = n.rfind("MPI_MS", 0) == 0 && n.find("_CPU") == std::string::npos;
+		if (n != "RAM" && n.rfind("CUDA", 0) != 0 && n.rfind("OpenCL", 0) != 0 && n.rfind("DISK", 0) != 0 && !slave)
 			continue;
 		std::vector<simgrid::s4u::Link *> route;
 		double lat = 0;
