@@ -60,6 +60,38 @@ else
 	echo "skipped: $(echo "$out" | tail -1)"
 fi
 
+# ---- Across processes: Open MPI on localhost ---------------------------------
+# The distributed Cholesky of mpi/examples (StarPU-MPI: 2 ranks, the tiles
+# spread block-cyclically, checked against LAPACK on rank 0), then the
+# unchanged single-process Cholesky with 2 other processes as its MPI slaves
+# (master/slave: mpirun -np 3; rank 0 is the application). As root Open MPI
+# wants its two confirmation variables; beyond the cores, --oversubscribe.
+echo ""
+echo "== Across processes (Open MPI on localhost): StarPU-MPI, then master/slave =="
+if command -v mpirun >/dev/null 2>&1 && [ -x "$root/build/mpi/examples/cholesky" ]; then
+	mpi_flags="--oversubscribe --bind-to none"
+	if [ "$(id -u)" = 0 ]; then
+		export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	fi
+	echo "\$ mpirun -np 2 mpi/examples/cholesky -n 2048 -b 256     (1 CPU worker per rank)"
+	(cd "$root/build/mpi/examples" && STARPU_NCPU=1 STARPU_SILENT=1 mpirun $mpi_flags -np 2 ./cholesky -n 2048 -b 256) 2>&1 |
+		grep '^cholesky' || exit 1
+	plugin="$root/build/drivers/.libs/libvela-mpi-ms.so"
+	if [ -f "$plugin" ]; then
+		echo "\$ mpirun -np 3 examples/cholesky -n 2048 -b 256     (a master with 1 CPU worker, 2 slaves of 1 worker)"
+		# A home of its own: its bus calibration has the slaves, which
+		# the simulation of this machine below must not see.
+		VELA_MPI_MS_PLUGIN="$plugin" STARPU_HOME="$root/build/home-ms" STARPU_NCPU=1 STARPU_NMPIMSTHREADS=1 STARPU_SILENT=1 \
+			mpirun $mpi_flags -np 3 ./cholesky -n 2048 -b 256 -s eager,dmda -r 1 --no-ref >"$work/ms.txt" 2>&1 ||
+			{ cat "$work/ms.txt"; exit 1; }
+		grep '^# runtime\|^cholesky' "$work/ms.txt"
+	else
+		echo "master/slave: skipped (built without the MPI master/slave driver)"
+	fi
+else
+	echo "skipped: no Open MPI (mpirun) or no StarPU-MPI build"
+fi
+
 # ---- Simulation of this machine ---------------------------------------------
 echo ""
 echo "== The same factorization simulated (STARPU_SIMGRID=1) from this machine's calibration =="
@@ -127,6 +159,28 @@ for m in epyc2-4xa100-pcie dgx-a100; do
 	done
 done
 # <<< SIMULATED GPUS
+
+# ---- A simulated cluster -------------------------------------------------------
+# The unchanged Cholesky on platforms/cluster-4slaves: a 16-core master and
+# up to 4 MPI slaves of 16 cores on 100 Gb/s InfiniBand (master/slave mode
+# simulated: the slaves are hosts of the platform, no process is started),
+# with the models of perfmodels/cluster-4slaves; STARPU_NMPI_MS slaves.
+echo ""
+echo "== Predicted on a simulated cluster (platforms/cluster-4slaves, master/slave): Cholesky n=32768 bs=1024 =="
+cl_env="STARPU_SIMGRID=1 STARPU_SIMGRID_PLATFORM=$root/platforms/cluster-4slaves.platform.v4.xml STARPU_PERF_MODEL_DIR=$root/perfmodels/cluster-4slaves STARPU_HOSTNAME=cluster-4slaves"
+printf '%-8s' "slaves"
+echo "$gpu_scheds" | tr ',' '\n' | while read -r s; do printf ' %9s' "$s"; done
+echo "   (GFlop/s)"
+for k in 0 1 2 4; do
+	printf '%-8s' "$k"
+	if env $cl_env STARPU_NMPI_MS="$k" ./cholesky -n 32768 -b 1024 -s "$gpu_scheds" -r 1 \
+		>"$work/cluster.txt" 2>"$work/cluster.err" && ! grep -q "error" "$work/cluster.err"; then
+		awk '/^cholesky / { for (i = 1; i <= NF; i++) if ($i ~ /^GFlop\/s=/) { v = substr($i, 9); if (v == "") v = $(i + 1); printf " %9.0f", v } }' "$work/cluster.txt"
+		echo ""
+	else
+		echo "  failed: $(head -1 "$work/cluster.err")"
+	fi
+done
 
 echo ""
 echo "== The same factorization traced (STARPU_FXT_TRACE=1), scheduler prio =="

@@ -161,9 +161,11 @@ int mp_boot(const struct starpu_conf *conf)
 	if (size < 2)
 	{
 		const char *why = size == 1 ? "started by an MPI launcher with one process" : "not started by an MPI launcher (mpirun -np N)";
+		/* Without a launcher and without STARPU_NMPI_MS this is an
+		 * ordinary run (the driver is built by default): nothing to say. */
 		if (want > 0)
 			rt_warn("starpu_init: MPI master/slave: no slaves (%s): running with local workers only", why);
-		else
+		else if (size == 1)
 			rt_info("starpu_init: MPI master/slave: no slaves (%s): running with local workers only", why);
 		state = -1;
 		return 0;

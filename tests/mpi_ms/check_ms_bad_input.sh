@@ -47,8 +47,14 @@ expect() {
 ms() { VELA_MS_TEST_TIMEOUT=${T:-120} sh "$here/run-ms-test.sh" "$@"; }
 
 # (Without slaves the bus calibration is another machine's: another home.)
+STARPU_HOME=$STARPU_HOME/local STARPU_NMPI_MS=2 run timeout 60 $prog noslaves
+expect "without mpirun, slaves asked for" 0 "warning: starpu_init: MPI master/slave: no slaves (not started by an MPI launcher"
+# An ordinary run (no launcher, no STARPU_NMPI_MS) says nothing of slaves.
 STARPU_HOME=$STARPU_HOME/local run timeout 60 $prog noslaves
-expect "without mpirun" 0 "no slaves (not started by an MPI launcher"
+expect "without mpirun" 0
+if echo "$out" | grep -q "master/slave"; then
+	echo "FAIL: an ordinary run mentions master/slave:"; echo "$out"; fail=1
+fi
 STARPU_HOME=$STARPU_HOME/local VELA_MS_NP=1 run ms $prog noslaves
 expect "mpirun -np 1" 0 "no slaves (started by an MPI launcher with one process)"
 

@@ -7,7 +7,7 @@
  *             run goes on;
  *   nonames   a codelet without cpu_funcs_name: its tasks run on the
  *             master's CPU only, with one warning naming it;
- *   noslaves  started without mpirun: local workers only, said;
+ *   noslaves  started without mpirun: local workers only (said when slaves were asked for);
  *   die, exit, kill   a slave's kernel gets SIGSEGV, calls exit(), is
  *             killed: the job ends (reported when the slave could) instead
  *             of hanging.
