@@ -16,7 +16,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "vtest.h"
 
@@ -498,8 +497,9 @@ static void test_grid_declare(void)
 	enum { W = 64, H = 32 };
 	const starpu_tag_t base = 0xc0000;
 #define GRID_TAG(i, j) (base + (starpu_tag_t) ((i) * W + (j)))
-	struct timespec t0, t1;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	/* No clock here: a cycle check that walked every path of this grid
+	 * (C(94, 32) of them) would never return, and the harness's time
+	 * limit fails the test; a linear one takes milliseconds. */
 	for (int i = H - 1; i >= 0; i--)
 		for (int j = W - 1; j >= 0; j--)
 		{
@@ -510,9 +510,6 @@ static void test_grid_declare(void)
 			else if (j > 0)
 				starpu_tag_declare_deps(GRID_TAG(i, j), 1, GRID_TAG(i, j - 1));
 		}
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	double s = (double) (t1.tv_sec - t0.tv_sec) + 1e-9 * (double) (t1.tv_nsec - t0.tv_nsec);
-	CU_ASSERT(s < 5.0);
 	atomic_store(&seq, 0);
 	for (int i = 0; i < H; i++)
 		for (int j = 0; j < W; j++)
