@@ -56,7 +56,7 @@ static int perr(struct parser *p, const char *why)
 {
 	if (!p->err)
 	{
-		p->err = why;
+		p->err = p->s >= p->end ? "unexpected end of file" : why;
 		p->err_at = (size_t) (p->s - p->start);
 	}
 	return -1;
