@@ -42,7 +42,7 @@ void se_print_tables(const struct se_run *run, FILE *f)
 	{
 		const struct se_platform *pl = &run->platforms[p];
 		fprintf(f, "%s== %s (%d GPU%s) ==\n", p ? "\n" : "", pl->name, pl->ngpus, pl->ngpus == 1 ? "" : "s");
-		fprintf(f, "%-24s %4s %5s %14s %9s %9s %9s", "policy", "GPUs", "CPUs", "makespan (ms)", "GFlop/s", "idle CPU",
+		fprintf(f, "%-26s %4s %5s %14s %9s %9s %9s", "policy", "GPUs", "CPUs", "makespan (ms)", "GFlop/s", "idle CPU",
 			"idle CUDA");
 		if (opencl)
 			fprintf(f, " %9s", "idle OCL");
@@ -53,7 +53,7 @@ void se_print_tables(const struct se_run *run, FILE *f)
 			if (c->platform != p)
 				continue;
 			const struct se_result *r = &c->r;
-			fprintf(f, "%-24s %4d", run->policies[c->policy].name, gpus_of(run, c));
+			fprintf(f, "%-26s %4d", run->policies[c->policy].name, gpus_of(run, c));
 			if (!r->ok)
 			{
 				fprintf(f, " %5s %14s  (see the error above)\n", "-", "error");
@@ -486,7 +486,8 @@ int se_write_html(const struct se_run *run, const char *path)
 	      "tr.best td{font-weight:bold}\n.err{color:#c00;text-align:left}\n"
 	      ".legend span{margin-right:1em;white-space:nowrap}\n"
 	      ".legend i{display:inline-block;width:.9em;height:.9em;margin-right:.3em;vertical-align:middle}\n"
-	      "svg.chart a rect:hover{opacity:.7}\n</style></head><body>\n"
+	      "svg.chart a rect:hover{opacity:.7}\n"
+	      ".plat{display:flex;flex-wrap:wrap;gap:2em;align-items:flex-start}\n</style></head><body>\n"
 	      "<h1>Scheduling policies compared in simulation</h1>\n<p>Input: <code>", f);
 	if (run->rec)
 		html_text(f, run->rec);
@@ -522,8 +523,10 @@ int se_write_html(const struct se_run *run, const char *path)
 			html_text(f, pl->error);
 			fputs("</p>\n", f);
 		}
+		fputs("<div class=\"plat\">\n", f);
 		html_chart(f, run, p);
 		html_table(f, run, p);
+		fputs("</div>\n", f);
 	}
 	html_matrix(f, run);
 	fputs("</body></html>\n", f);

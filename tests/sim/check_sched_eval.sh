@@ -87,6 +87,13 @@ for s in dmda eager; do
 		problem "$s: the program took '$a' ms, its replayed graph '$b' ms"
 done
 
+# The program's own policy (examples/sched_tree.c) beside a built-in one.
+tree="$top_builddir/examples/sched_tree"
+"$vela" sched-eval -q -p "$data/4cpu.platform.v4.xml" --default-task-us 100 -s eager,app-tree-eager-prefetching \
+	-o "$tmp/tree" -- "$tree" -n 8 >"$tmp/tree.out" 2>&1 &&
+	[ "$(grep -c '"policy": "app-tree-eager-prefetching", "gpus": 0, "status": "ok"' "$tmp/tree/results.json")" = 1 ] &&
+	echo "ok: sched_tree's own policy evaluated beside eager" || { cat "$tmp/tree.out"; problem "sched_tree's own policy"; }
+
 # 4. A planted regression, then the improvement the other way round.
 "$vela" sched-eval -q -p "$machines" -s "$lib:planted_worse" -o "$tmp/worse" --baseline "$tmp/good/results.json" \
 	--tolerance 5% "$rec" >"$tmp/worse.out" 2>"$tmp/worse.err"
