@@ -52,6 +52,8 @@ static void usage(FILE *f)
 		"  -g, --gpus LIST       GPU counts, e.g. 1,2,4 (default: what each platform has)\n"
 		"  --ncpu N              CPU workers (default: the platform's, one core kept per GPU)\n"
 		"  -j, --jobs N          simulations at once (default: the number of cores)\n"
+		"  --timeout S           a case running longer is killed and fails (default 600,\n"
+		"                        0: none)\n"
 		"  -o, --output DIR      output directory (default: sched-eval.out)\n"
 		"  --baseline FILE       an earlier results.json: a case slower than there by more\n"
 		"                        than the tolerance is a regression (exit 1)\n"
@@ -366,7 +368,7 @@ static int parse_number(const char *opt, const char *v, long lo, long hi, long *
 
 struct args
 {
-	const char *platforms, *sched, *gpus, *baseline, *tolerance, *output, *jobs;
+	const char *platforms, *sched, *gpus, *baseline, *tolerance, *output, *jobs, *timeout;
 };
 
 static int parse_args(int argc, char **argv, struct se_run *run, struct args *a)
@@ -404,6 +406,8 @@ static int parse_args(int argc, char **argv, struct se_run *run, struct args *a)
 			slot = &a->output;
 		else if (!strcmp(o, "--baseline"))
 			slot = &a->baseline;
+		else if (!strcmp(o, "--timeout"))
+			slot = &a->timeout;
 		else if (!strcmp(o, "--tolerance"))
 			slot = &a->tolerance;
 		else if (!strcmp(o, "--ncpu"))
@@ -699,9 +703,10 @@ int vela_sched_eval(int argc, char **argv)
 	if (r)
 		return r > 0 ? VELA_EXIT_OK : VELA_EXIT_USAGE;
 	double tolerance = 0.01;
-	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
+	long jobs = sysconf(_SC_NPROCESSORS_ONLN), timeout = 600;
 	if ((a.tolerance && parse_tolerance(a.tolerance, &tolerance)) ||
 	    (a.jobs && parse_number("--jobs", a.jobs, 1, 1024, &jobs)) ||
+	    (a.timeout && parse_number("--timeout", a.timeout, 0, 7 * 24 * 3600, &timeout)) ||
 	    (run.ncpu && parse_number("--ncpu", run.ncpu, 0, STARPU_NMAXWORKERS, &(long) { 0 })))
 		return VELA_EXIT_USAGE;
 	if (run.default_us)
@@ -715,6 +720,7 @@ int vela_sched_eval(int argc, char **argv)
 		}
 	}
 	run.jobs = jobs > 0 ? (unsigned) jobs : 1;
+	run.timeout_s = (unsigned) timeout;
 	if (a.baseline && access(a.baseline, R_OK))
 	{
 		vela_err(SE_CMD, "--baseline '%s': %s", a.baseline, strerror(errno));

@@ -86,6 +86,7 @@ struct se_run
 	int gantt;			/* write each case's Gantt chart */
 	int keep_traces;
 	unsigned jobs;
+	unsigned timeout_s;		/* per case; 0: none */
 	int quiet;
 
 	struct se_platform *platforms;

@@ -119,9 +119,23 @@ static int setenv_opt(const char *name, const char *value)
 	return value ? setenv(name, value, 1) : unsetenv(name);
 }
 
+/* The simulation's process group, killed when the case runs out of time. */
+static volatile pid_t sim_pid;
+static volatile sig_atomic_t timed_out;
+
+static void on_alarm(int sig)
+{
+	(void) sig;
+	timed_out = 1;
+	if (sim_pid > 0)
+		kill(-sim_pid, SIGKILL);
+}
+
 /* In the forked child: the simulation itself. Never returns. */
 static void exec_simulation(const struct se_run *run, const struct se_case *c, const char *dir)
 {
+	/* Its own process group: a timeout kills whatever it started too. */
+	setpgid(0, 0);
 	const struct se_platform *pl = &run->platforms[c->platform];
 	const struct se_policy *po = &run->policies[c->policy];
 	char gpus[16];
@@ -347,16 +361,28 @@ void se_case_run(const struct se_run *run, const struct se_case *c)
 		pid_t pid = fork();
 		if (pid == 0)
 			exec_simulation(run, c, dir);
-		int status = 0;
+		int status = 0, w = -1;
+		if (pid > 0)
+		{
+			setpgid(pid, pid);	/* also here: no race with the child's own call */
+			sim_pid = pid;
+			signal(SIGALRM, on_alarm);
+			alarm(run->timeout_s);
+			while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+				;
+			alarm(0);
+		}
 		if (pid < 0)
 			fail(&r, "cannot start a process: %s", strerror(errno));
-		else if (waitpid(pid, &status, 0) < 0)
+		else if (w < 0)
 			fail(&r, "waitpid: %s", strerror(errno));
 		else
 		{
 			char line[400];
 			failure_line(err_path, line, sizeof(line));
-			if (WIFSIGNALED(status))
+			if (timed_out)
+				fail(&r, "the run took longer than %u s (--timeout) and was killed", run->timeout_s);
+			else if (WIFSIGNALED(status))
 				fail(&r, "the run was killed by signal %d (%s)%s%s", WTERMSIG(status), strsignal(WTERMSIG(status)),
 				     *line ? ": " : "", line);
 			else if (WEXITSTATUS(status))

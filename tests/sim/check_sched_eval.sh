@@ -15,8 +15,9 @@
 #   - bad input, each a one-line error naming it while the other cases run:
 #     unknown policy, missing library symbol, unknown machine, missing and
 #     corrupt platform files, a corrupt model, a tasks.rec that does not
-#     parse, a program that exits non-zero, fails tasks or runs no Vela
-#     session, a corrupt baseline, bad options (exit 2).
+#     parse, a program that exits non-zero, fails tasks, runs no Vela
+#     session, runs another policy or hangs (--timeout), a corrupt
+#     baseline, bad options (exit 2).
 # Skipped (77) when the SimGrid plugin was not built.
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir/build}"
@@ -164,6 +165,11 @@ check_line "eager on ci-2core, 0 GPUs: the run recorded no trace"
 "$vela" sched-eval -q -p ci-2core -s my-own -o "$tmp/own" -- "$app" 2 >/dev/null 2>"$tmp/bad.err"
 [ $? = 1 ] || problem "a program that does not run the policy it is given was not an error"
 check_line "my-own on ci-2core, 0 GPUs: policy 'my-own': the run used 'lws'"
+
+# A program that hangs: killed at --timeout, its process group with it.
+"$vela" sched-eval -q -p ci-2core -s eager --timeout 1 -o "$tmp/hang" -- sh -c 'sleep 60 & sleep 60' >/dev/null 2>"$tmp/bad.err"
+[ $? = 1 ] || problem "a program that hangs was not an error"
+check_line "eager on ci-2core, 0 GPUs: the run took longer than 1 s (--timeout) and was killed"
 
 printf '{"cases": [{"platform": "ci-2core", ' >"$tmp/corrupt.json"
 "$vela" sched-eval -q -p ci-2core -s eager -o "$tmp/cb" --baseline "$tmp/corrupt.json" "$rec" >/dev/null 2>"$tmp/bad.err"
