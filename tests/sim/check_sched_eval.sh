@@ -175,6 +175,23 @@ printf '{"cases": [{"platform": "ci-2core", ' >"$tmp/corrupt.json"
 "$vela" sched-eval -q -p ci-2core -s eager -o "$tmp/cb" --baseline "$tmp/corrupt.json" "$rec" >/dev/null 2>"$tmp/bad.err"
 [ $? = 1 ] || problem "a corrupt baseline was not an error"
 check_line "baseline '$tmp/corrupt.json': byte 36: unexpected end of file"
+# More ways a baseline can be wrong: each one line, exit 1, never a pass.
+i=0
+for bad in '[1, 2]' '{"cases": 3}' '{"cases": [1e999]}' '{"cases": [] } x' "$(printf '%0200d' 0 | tr 0 '[')" \
+	'{"cases": [{"platform": "ci-2core", "policy": "eager", "gpus": 0, "status": "ok", "makespan_ms": "fast"}]}'; do
+	i=$((i + 1))
+	printf '%s' "$bad" >"$tmp/b$i.json"
+	"$vela" sched-eval -q -p ci-2core -s eager -o "$tmp/cb" --baseline "$tmp/b$i.json" "$rec" >"$tmp/b.out" 2>"$tmp/bad.err"
+	rc=$?
+	if [ $i = 6 ]; then
+		# Valid JSON whose case has no number: not compared, said so.
+		[ $rc = 0 ] && grep -q "1 not in the baseline" "$tmp/b.out" && echo "ok: a baseline case without a makespan is not compared" ||
+			problem "baseline $i: exit $rc"
+	else
+		[ $rc = 1 ] && [ "$(grep -c "baseline '$tmp/b$i.json'" "$tmp/bad.err")" = 1 ] &&
+			echo "ok: baseline $i refused: $(cat "$tmp/bad.err")" || { cat "$tmp/bad.err"; problem "baseline $i ($bad) exited $rc"; }
+	fi
+done
 
 # 6. Usage errors: exit 2 and one line naming the option.
 expect_usage() {
