@@ -587,6 +587,7 @@ static void run_cases(struct se_run *run)
 			pid_t pid = fork();
 			if (pid == 0)
 			{
+				free(pids);
 				se_case_run(run, c);
 				fflush(NULL);
 				_exit(0);
