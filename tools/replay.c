@@ -27,6 +27,7 @@
 #include "sched/sched.h"
 #include "os/regular_file.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -42,6 +43,7 @@ struct options
 	const char *rec;
 	const char *platform;
 	const char *sched;
+	const char *sched_lib;		/* FILE.so[:SYMBOL]: the policy from a library */
 	const char *trace;
 	const char *models;
 	const char *hostname;
@@ -61,6 +63,9 @@ static void usage(FILE *f)
 		"  --platform P.xml       SimGrid platform (default: STARPU_SIMGRID_PLATFORM,\n"
 		"                         else the calibrated platform of --hostname)\n"
 		"  --sched POLICY         scheduling policy (default: STARPU_SCHED, else %s)\n"
+		"  --sched-lib LIB.so[:SYMBOL]\n"
+		"                         the policy of a shared library: SYMBOL (default\n"
+		"                         sched_policy) is its struct starpu_sched_policy\n"
 		"  --ncpu N, --ncuda N, --nopencl N\n"
 		"                         workers of each kind (default: what the platform has)\n"
 		"  --models DIR           performance models directory (STARPU_PERF_MODEL_DIR)\n"
@@ -104,6 +109,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 			slot = &o->platform;
 		else if (!strcmp(a, "--sched"))
 			slot = &o->sched;
+		else if (!strcmp(a, "--sched-lib"))
+			slot = &o->sched_lib;
 		else if (!strcmp(a, "--trace"))
 			slot = &o->trace;
 		else if (!strcmp(a, "--models"))
@@ -182,6 +189,11 @@ static int parse_args(int argc, char **argv, struct options *o)
 			vela_err(CMD, "--default-task-us '%s': expected a duration in microseconds", o->default_us);
 			return -1;
 		}
+	}
+	if (o->sched && o->sched_lib)
+	{
+		vela_err(CMD, "--sched and --sched-lib: one policy only");
+		return -1;
 	}
 	if (o->sched && !sched_find_policy(o->sched))
 	{
@@ -265,14 +277,18 @@ static int check_models(const struct replay_graph *g, const struct options *o, s
 			}
 			continue;
 		}
-		char path[4300], err[1024];
+		char path[4300], err[1024] = "";
 		struct pm_data d;
 		if (!pm_symbol_valid(x->symbol) || pm_model_path(x->symbol, path, sizeof(path)) ||
 		    pm_file_load(path, &d, err, sizeof(err)))
 		{
 			if (!o->default_us)
 			{
-				if (report)
+				/* A file that is there but does not load is corrupt: say why. */
+				if (report && pm_symbol_valid(x->symbol) && !pm_model_path(x->symbol, path, sizeof(path)) &&
+				    access(path, F_OK) == 0)
+					vela_err(CMD, "%s:%u: model '%s': %s", g->path, t->line, x->symbol, err);
+				else if (report)
 					vela_err(CMD, "%s:%u: no performance model '%s' for host %s in %s; give --models DIR "
 						 "--hostname H, or --default-task-us", g->path, t->line, x->symbol, pm_conf.hostname,
 						 dir);
@@ -301,6 +317,40 @@ static int check_models(const struct replay_graph *g, const struct options *o, s
 	*out = m;
 	*nout = n;
 	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* A policy from a shared library (--sched-lib FILE.so[:SYMBOL]). The
+ * library is not linked with libvela: its calls reach the runtime linked
+ * into this program (vela is linked with -export-dynamic). */
+
+static struct starpu_sched_policy *load_policy(const char *spec)
+{
+	char *file = strdup(spec);
+	if (!file)
+		return NULL;
+	char *sym = strrchr(file, ':');
+	if (sym)
+		*sym++ = 0;
+	if (!sym || !*sym)
+		sym = "sched_policy";
+	struct starpu_sched_policy *p = NULL;
+	void *lib = dlopen(file, RTLD_NOW | RTLD_LOCAL);
+	if (!lib)
+		vela_err(CMD, "--sched-lib '%s': cannot load it: %s", spec, dlerror());
+	else if (!(p = dlsym(lib, sym)))
+		vela_err(CMD, "--sched-lib '%s': no symbol '%s' in %s", spec, sym, file);
+	else if (!p->push_task || !p->pop_task)
+	{
+		vela_err(CMD, "--sched-lib '%s': '%s' lacks push_task or pop_task (is it a struct starpu_sched_policy?)",
+			 spec, sym);
+		p = NULL;
+	}
+	/* A loaded policy stays loaded until exit (the runtime uses it). */
+	if (lib && !p)
+		dlclose(lib);
+	free(file);
+	return p;
 }
 
 /* ------------------------------------------------------------------ */
@@ -338,6 +388,13 @@ static int launch(int argc, char **argv, const struct options *o, const struct r
 	free(m);
 	if (ret)
 		return VELA_EXIT_FAIL;
+	if (o->sched_lib)
+	{
+		if (!load_policy(o->sched_lib))
+			return VELA_EXIT_FAIL;
+		/* STARPU_SCHED would win over the policy given to starpu_init. */
+		unsetenv("STARPU_SCHED");
+	}
 	if (set("STARPU_SIMGRID", "1") || set("STARPU_SIMGRID_PLATFORM", o->platform) || set("STARPU_SCHED", o->sched) ||
 	    set("STARPU_NCPU", o->ncpu) || set("STARPU_NCUDA", o->ncuda) || set("STARPU_NOPENCL", o->nopencl) ||
 	    set("STARPU_SIMGRID_DEFAULT_TASK_US", o->default_us) || set("VELA_REPLAY_CHILD", "1"))
@@ -430,7 +487,11 @@ static int register_handle(starpu_data_handle_t *h, uint64_t size, int home, voi
 
 static int run(const struct options *o, struct replay_graph *g)
 {
-	int ret = starpu_init(NULL);
+	struct starpu_conf conf;
+	starpu_conf_init(&conf);
+	if (o->sched_lib && !(conf.sched_policy = load_policy(o->sched_lib)))
+		return VELA_EXIT_FAIL;
+	int ret = starpu_init(&conf);
 	if (ret)
 	{
 		vela_err(CMD, "starpu_init failed (%d): %s", ret, strerror(-ret));
@@ -582,7 +643,7 @@ static int run(const struct options *o, struct replay_graph *g)
 	if (nsubmitted == g->ntasks)
 	{
 		char sched[128];
-		const char *s = o->sched ? o->sched : getenv("STARPU_SCHED");
+		const char *s = conf.sched_policy ? conf.sched_policy->policy_name : o->sched ? o->sched : getenv("STARPU_SCHED");
 		snprintf(sched, sizeof(sched), "%s", s && *s ? s : SCHED_DEFAULT_POLICY);
 		const char *plat = getenv("STARPU_SIMGRID_PLATFORM");
 		printf("replay: %s: %u tasks, %u dependencies (%u not from data), %u handles, %u codelets\n", g->path,

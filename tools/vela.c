@@ -1,10 +1,12 @@
 /* vela.c — the `vela` command: a dispatcher to one subcommand per file,
  * and what the subcommands share (tools/vela.h). Subcommands: machine
  * description, bus calibration, performance models (list, show, plot,
- * derive), traces (export, stats, diff), replays of recorded task graphs.
+ * derive), traces (export, stats, diff), replays of recorded task graphs,
+ * evaluations of scheduling policies in simulation (sched-eval).
  */
 #include "tools/vela.h"
 #include "tools/replay.h"
+#include "tools/sched_eval.h"
 
 #include <config.h>
 #include <stdarg.h>
@@ -45,6 +47,7 @@ static const struct
 	{ "perfmodel", vela_perfmodel },
 	{ "trace", vela_trace },
 	{ "replay", vela_replay },
+	{ "sched-eval", vela_sched_eval },
 };
 
 static void usage(FILE *f)
@@ -65,6 +68,8 @@ static void usage(FILE *f)
 		"                       (recorded with STARPU_FXT_TRACE=1)\n"
 		"  replay TASKS.rec     re-simulate a recorded task graph on another platform\n"
 		"                       or scheduler and print the makespan\n"
+		"  sched-eval           compare scheduling policies in simulation over platforms\n"
+		"                       and GPU counts: tables, HTML report, JSON, CI verdicts\n"
 		"\n"
 		"`vela COMMAND --help` describes a command. Models and bus files live under\n"
 		"$STARPU_PERF_MODEL_DIR (default $STARPU_HOME/.starpu/sampling), named after\n"

@@ -59,23 +59,61 @@ struct starpu_sched_component *mct_choose(struct starpu_sched_component *c, stru
 	return best;
 }
 
-/* Tries the best child, then the next best, ...; 1 if all refuse. */
+/* A child as mct_choose weighs it. */
+struct mct_candidate
+{
+	unsigned index;
+	int calibrate;		/* its prediction is NaN: goes first, in child order */
+	double score, len, tr;
+};
+
+static int cmp_candidates(const void *a, const void *b)
+{
+	const struct mct_candidate *x = a, *y = b;
+	if (x->calibrate != y->calibrate)
+		return x->calibrate ? -1 : 1;
+	if (!x->calibrate && x->score != y->score)
+		return x->score < y->score ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Tries the best child, then the next best, ...; 1 if all refuse. The
+ * children are weighed once and tried in the order in which mct_choose
+ * would pick them one after the other (a refusal changes nothing they are
+ * weighed on): n predictions instead of up to n², which is what a heft
+ * over many workers whose queues are all full used to spend its time on
+ * (tree-heft, 66 workers: 5.9 s of a 6 s simulation). */
 static int mct_push_to_children(struct starpu_sched_component *c, struct starpu_sched_component_mct_data *d, struct starpu_task *task)
 {
-	unsigned n = c->nchildren;
-	char skip[n ? n : 1];
+	unsigned n = c->nchildren, m = 0;
+	struct mct_candidate cand[n ? n : 1];
+	double now = starpu_timing_now();
 	for (unsigned i = 0; i < n; i++)
-		skip[i] = 0;
-	for (unsigned tries = 0; tries < n; tries++)
 	{
-		struct starpu_sched_component *ch = mct_choose(c, d, task, skip);
-		if (!ch)
-			return 1;
+		struct starpu_sched_component *ch = c->children[i];
+		double len;
+		if (!starpu_sched_component_execute_preds(ch, task, &len))
+			continue;
+		struct mct_candidate *x = &cand[m++];
+		x->index = i;
+		x->calibrate = isnan(len);
+		x->len = len;
+		if (x->calibrate)
+			continue;
+		x->tr = starpu_sched_component_transfer_length(ch, task);
+		double end = ch->estimated_end ? ch->estimated_end(ch) : now;
+		if (end < now)
+			end = now;
+		x->score = d->alpha * (end - now + len) + d->beta * x->tr;
+	}
+	qsort(cand, m, sizeof(cand[0]), cmp_candidates);
+	for (unsigned k = 0; k < m; k++)
+	{
+		struct starpu_sched_component *ch = c->children[cand[k].index];
+		task->predicted = cand[k].calibrate ? NAN : cand[k].len;
+		task->predicted_transfer = cand[k].calibrate ? NAN : cand[k].tr;
 		if (ch->push_task(ch, task) == 0)
 			return 0;
-		for (unsigned i = 0; i < n; i++)
-			if (c->children[i] == ch)
-				skip[i] = 1;
 	}
 	return 1;
 }
