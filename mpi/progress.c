@@ -47,8 +47,18 @@
 #include <string.h>
 #include <time.h>
 
+/* Whether data in flight needs this thread to keep polling: with Open
+ * MPI, large messages move only while MPI is called; in a simulated
+ * cluster they move by themselves (and a poll takes no simulated time, so
+ * polling until they arrive would never end). */
+#ifdef VELA_SIMULATED_MPI
+#define DATA_NEEDS_POLLS(ndata) ((void) (ndata), 0)
+#else
+#define DATA_NEEDS_POLLS(ndata) ((ndata) > 0)
+#endif
+
 /* Whether this thread holds the engine lock. */
-static __thread int in_engine;
+MPI_TLS(int, in_engine)
 
 static struct
 {
@@ -88,12 +98,12 @@ static double now_us(void)
 
 int engine_held(void)
 {
-	return in_engine;
+	return in_engine_get();
 }
 
 int engine_try_enter(void)
 {
-	if (in_engine || !__atomic_load_n(&P.running, __ATOMIC_ACQUIRE))
+	if (in_engine_get() || !__atomic_load_n(&P.running, __ATOMIC_ACQUIRE))
 		return 0;
 	if (starpu_pthread_mutex_trylock(&mpi.elock))
 		return 0;
@@ -103,13 +113,13 @@ int engine_try_enter(void)
 		starpu_pthread_mutex_unlock(&mpi.elock);
 		return 0;
 	}
-	in_engine = 1;
+	in_engine_set(1);
 	return 1;
 }
 
 void engine_leave(void)
 {
-	in_engine = 0;
+	in_engine_set(0);
 	starpu_pthread_mutex_unlock(&mpi.elock);
 }
 
@@ -233,7 +243,7 @@ static int drive(struct mreq *r)
 		if (engine_try_enter())
 		{
 			did = engine_poll();
-			moving = P.ndata > 0;
+			moving = DATA_NEEDS_POLLS(P.ndata);
 			pending = P.n > P.nlisten;
 			engine_leave();
 		}
@@ -338,15 +348,15 @@ int prog_call(void (*fn)(void *), void *arg)
 {
 	/* Before the engine starts and after it stops nobody else calls
 	 * MPI; in between, the engine lock serialises the calls. */
-	if (in_engine)
+	if (in_engine_get())
 	{
 		fn(arg);
 		return 0;
 	}
 	starpu_pthread_mutex_lock(&mpi.elock);
-	in_engine = 1;
+	in_engine_set(1);
 	fn(arg);
-	in_engine = 0;
+	in_engine_set(0);
 	starpu_pthread_mutex_unlock(&mpi.elock);
 	return 0;
 }
@@ -942,7 +952,7 @@ static int progress_turn(int stop, double *last_shutdown_progress, int *moving)
 			*last_shutdown_progress = t;
 		}
 	}
-	*moving = P.ndata > 0;
+	*moving = DATA_NEEDS_POLLS(P.ndata);
 	return did;
 }
 
@@ -950,14 +960,14 @@ static void *progress_main(void *arg)
 {
 	(void) arg;
 	starpu_pthread_mutex_lock(&mpi.elock);
-	in_engine = 1;
+	in_engine_set(1);
 	starpu_pthread_mutex_lock(&mpi.lock);
 	struct mcomm *comms = mpi.comms;
 	starpu_pthread_mutex_unlock(&mpi.lock);
 	for (struct mcomm *c = comms; c; c = c->next)
 		listen_comm(c);
 	__atomic_store_n(&P.running, 1, __ATOMIC_RELEASE);
-	in_engine = 0;
+	in_engine_set(0);
 	starpu_pthread_mutex_unlock(&mpi.elock);
 	starpu_pthread_mutex_lock(&mpi.qlock);
 	P.started = 1;
@@ -981,9 +991,9 @@ static void *progress_main(void *arg)
 		if (!driven || stop)
 		{
 			starpu_pthread_mutex_lock(&mpi.elock);
-			in_engine = 1;
+			in_engine_set(1);
 			did = progress_turn(stop, &last_shutdown_progress, &moving);
-			in_engine = 0;
+			in_engine_set(0);
 			starpu_pthread_mutex_unlock(&mpi.elock);
 			if (did < 0)
 				break;
@@ -1025,12 +1035,7 @@ static void *progress_main(void *arg)
 			sleep_us = cap;
 		if ((driven || !mpi.qhead) && P.stop_requested == stop)
 		{
-			struct timespec ts;
-			clock_gettime(CLOCK_REALTIME, &ts);
-			long long ns = ts.tv_nsec + (long long) (sleep_us * 1e3);
-			ts.tv_sec += ns / 1000000000;
-			ts.tv_nsec = ns % 1000000000;
-			starpu_pthread_cond_timedwait(&mpi.qcond, &mpi.qlock, &ts);
+			vela_cond_timedwait_us(&mpi.qcond, &mpi.qlock, sleep_us);
 		}
 		starpu_pthread_mutex_unlock(&mpi.qlock);
 	}

@@ -47,8 +47,8 @@ struct sg_cond_st
 	uint32_t magic;
 	uint32_t nwaiters;
 	uint64_t seq;			/* signals given so far */
-	sg_mutex_t m;			/* NULL until the first wait */
-	sg_cond_t c;
+	sg_mutex_t m;			/* unused: waiters wait with their own mutex (cond_notify) */
+	sg_cond_t c;			/* NULL until the first wait */
 };
 
 struct sg_rwlock_st
@@ -142,6 +142,11 @@ static void trampoline(int argc, char **argv)
 	sg_self_enter(t);
 	t->ret = t->fn(t->arg);
 	run_key_destructors(t);
+	if (t->wait_mutex)
+	{
+		sg_mutex_destroy(t->wait_mutex);
+		t->wait_mutex = NULL;
+	}
 	sg_self_leave(t);
 	if (t->detached)
 	{
@@ -156,7 +161,7 @@ static int sg_thread_create(os_thread_t *thread, const struct os_thread_attr *at
 	sg_host_t host = sg_host_self();
 	if (attr && attr->host)
 	{
-		host = sg_host_by_name(attr->host);
+		host = sg_host_named(attr->host);
 		if (!host)
 		{
 			fprintf(stderr, "[vela] error: cannot start thread '%s': the simulated platform has no host '%s'\n",
@@ -435,26 +440,29 @@ static int sg_cond_init_(os_cond_t *cond)
 static int sg_cond_destroy_(os_cond_t *cond)
 {
 	struct sg_cond_st *s = (struct sg_cond_st *) (void *) cond;
-	if (s->magic == SG_MAGIC_COND && s->m && !sg_over)
-	{
+	if (s->magic == SG_MAGIC_COND && s->c && !sg_over)
 		sg_cond_destroy(s->c);
-		sg_mutex_destroy(s->m);
-	}
 	memset(cond, 0, sizeof(*cond));
 	return 0;
 }
 
+/* No SimGrid mutex is taken to notify: each waiter waits with a mutex of
+ * its own (struct sg_thread's wait_mutex), which nobody else ever locks.
+ * A shared one was contended by the waiters waking up, and SimGrid 3.32
+ * mishandles a timed wait that times out while its mutex is held
+ * elsewhere (the waiter returns without owning it: "Cannot release that
+ * mutex: you're not the owner"). A waiter checks the condition's
+ * sequence number after locking its own mutex and before waiting, with
+ * no simcall in between, so no notification is lost. */
 static void cond_notify(struct sg_cond_st *c, int all)
 {
 	c->seq++;
 	if (__builtin_expect(c->nwaiters == 0, 1))
 		return;
-	sg_mutex_lock(c->m);
 	if (all)
 		sg_cond_notify_all(c->c);
 	else
 		sg_cond_notify_one(c->c);
-	sg_mutex_unlock(c->m);
 }
 
 static int sg_cond_signal_(os_cond_t *cond)
@@ -488,30 +496,29 @@ static int cond_wait_common(os_cond_t *cond, os_mutex_t *mutex, double deadline_
 	if (m->owner != me)
 		return EPERM;
 	struct sg_cond_st *c = cond_get(cond);
-	if (!c->m)
-	{
-		c->m = sg_mutex_init();
+	if (!c->c)
 		c->c = sg_cond_init();
-	}
+	if (!me->wait_mutex)
+		me->wait_mutex = sg_mutex_init();
 	unsigned depth = m->depth;
 	unsigned long seq = c->seq;
 	c->nwaiters++;
 	m->depth = 0;
 	mutex_release(m);
 	int timedout = 0;
-	sg_mutex_lock(c->m);
+	sg_mutex_lock(me->wait_mutex);
 	while (c->seq == seq && !timedout)
 	{
 		if (!timed)
-			sg_cond_wait(c->c, c->m);
+			sg_cond_wait(c->c, me->wait_mutex);
 		else
 		{
 			double left = deadline_s - simgrid_get_clock();
-			timedout = left <= 0 || sg_cond_wait_for(c->c, c->m, left);
+			timedout = left <= 0 || sg_cond_wait_for(c->c, me->wait_mutex, left);
 		}
 	}
 	c->nwaiters--;
-	sg_mutex_unlock(c->m);
+	sg_mutex_unlock(me->wait_mutex);
 	mutex_acquire(m, me);
 	m->depth = depth;
 	return timedout && c->seq == seq ? ETIMEDOUT : 0;

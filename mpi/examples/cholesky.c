@@ -69,10 +69,18 @@ static void gemm_cpu(void *buffers[], void *arg)
 		    1.0, (double *) STARPU_MATRIX_GET_PTR(buffers[2]), (int) STARPU_MATRIX_GET_LD(buffers[2]));
 }
 
-static struct starpu_codelet potrf_cl = { .cpu_funcs = { potrf_cpu }, .nbuffers = 1, .modes = { STARPU_RW }, .name = "potrf" };
-static struct starpu_codelet trsm_cl = { .cpu_funcs = { trsm_cpu }, .nbuffers = 2, .modes = { STARPU_R, STARPU_RW }, .name = "trsm" };
-static struct starpu_codelet syrk_cl = { .cpu_funcs = { syrk_cpu }, .nbuffers = 2, .modes = { STARPU_R, STARPU_RW }, .name = "syrk" };
-static struct starpu_codelet gemm_cl = { .cpu_funcs = { gemm_cpu }, .nbuffers = 3, .modes = { STARPU_R, STARPU_R, STARPU_RW }, .name = "gemm" };
+/* The models of examples/cholesky.c (same kernels, same symbols): they
+ * time the kernels in a real run and predict them in a simulated one
+ * (vela-simrun, sim/README.md "Clusters"). */
+static struct starpu_perfmodel potrf_model = { .type = STARPU_HISTORY_BASED, .symbol = "vela_dpotrf" };
+static struct starpu_perfmodel trsm_model = { .type = STARPU_HISTORY_BASED, .symbol = "vela_dtrsm" };
+static struct starpu_perfmodel syrk_model = { .type = STARPU_HISTORY_BASED, .symbol = "vela_dsyrk" };
+static struct starpu_perfmodel gemm_model = { .type = STARPU_HISTORY_BASED, .symbol = "vela_dgemm" };
+
+static struct starpu_codelet potrf_cl = { .cpu_funcs = { potrf_cpu }, .nbuffers = 1, .modes = { STARPU_RW }, .model = &potrf_model, .name = "potrf" };
+static struct starpu_codelet trsm_cl = { .cpu_funcs = { trsm_cpu }, .nbuffers = 2, .modes = { STARPU_R, STARPU_RW }, .model = &trsm_model, .name = "trsm" };
+static struct starpu_codelet syrk_cl = { .cpu_funcs = { syrk_cpu }, .nbuffers = 2, .modes = { STARPU_R, STARPU_RW }, .model = &syrk_model, .name = "syrk" };
+static struct starpu_codelet gemm_cl = { .cpu_funcs = { gemm_cpu }, .nbuffers = 3, .modes = { STARPU_R, STARPU_R, STARPU_RW }, .model = &gemm_model, .name = "gemm" };
 
 static starpu_data_handle_t *handles;	/* tile (i, j), i >= j, at i*(i+1)/2 + j */
 static double **tiles;			/* this rank's tiles (others NULL) */
@@ -236,7 +244,7 @@ int main(int argc, char **argv)
 	int ok = !potrf_failed && err < 1e-12;
 	if (rank == 0)
 	{
-		printf("cholesky n=%d bs=%d ranks=%d grid=%dx%d time=%.3f s GFlop/s=%.2f", n, bs, size, P, Q, t, n * (double) n * n / 3.0 / t / 1e9);
+		printf("cholesky n=%d bs=%d ranks=%d grid=%dx%d time=%.6f s GFlop/s=%.2f", n, bs, size, P, Q, t, n * (double) n * n / 3.0 / t / 1e9);
 		if (do_check)
 			printf(" check=%s (max error %.2e relative to LAPACK)", ok ? "ok" : "FAILED", err);
 		printf("\n");

@@ -1,0 +1,747 @@
+/* simrun_mpi.c — the MPI of a simulated cluster (sim/mpi/mpi.h), inside
+ * vela-simrun, shared by every rank of the simulation.
+ *
+ * A rank is known by the host its calling actor runs on (n<r>.*): every
+ * actor of a rank (its main, Vela's workers, its progression thread)
+ * lives on its node's hosts, so any of them may call MPI as that rank —
+ * what SimGrid's SMPI does not allow (simrun.c says why that matters).
+ *
+ * A message is packed at the send, then a courier actor carries its bytes
+ * from the sender's node host RAM to the receiver's along the platform's
+ * route (latency + bytes / bottleneck bandwidth, links shared with the
+ * other transfers); when it arrives it is delivered — to the first posted
+ * receive that matches it (source, tag), else to the unexpected queue —
+ * in the order the messages of that pair of ranks were sent (MPI's
+ * non-overtaking rule). A send completes when its message is delivered,
+ * a synchronous send once it is also matched. Nothing here reads the wall
+ * clock: the same run gives the same simulated times.
+ *
+ * Locks: none. Actors run one at a time and these functions never block
+ * except in vsg_mpi_wait, on one SimGrid condition that every completion
+ * signals.
+ */
+#define _GNU_SOURCE
+#include "sim/mpi/mpi.h"
+
+#include <simgrid/actor.h>
+#include <simgrid/cond.h>
+#include <simgrid/engine.h>
+#include <simgrid/host.h>
+#include <simgrid/mutex.h>
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* Hindexed bytes (the only derived type libvela-mpi makes). */
+struct vsg_datatype
+{
+	int n;
+	int *lens;
+	MPI_Aint *displs;
+	size_t size;
+};
+
+enum { REQ_SEND, REQ_RECV, REQ_BARRIER };
+
+struct msg;
+
+struct vsg_request
+{
+	int kind;
+	int complete;
+	MPI_Status st;
+	/* receives */
+	void *buf;
+	int count;
+	MPI_Datatype dt;
+	int source, tag;
+	struct vsg_request *next;	/* in the rank's posted list */
+	/* sends */
+	struct msg *m;
+};
+
+struct msg
+{
+	int src, dst, tag, sync;
+	size_t bytes;
+	unsigned char *data;
+	unsigned long long seq;
+	struct vsg_request *sreq;	/* the send, until it completes */
+	int delivered, matched;
+	struct msg *next;
+};
+
+struct rank
+{
+	int initialized, finalized, level;
+	sg_host_t ram;
+	struct vsg_request *posted, *posted_tail;
+	struct msg *unexpected, *unexpected_tail;
+	unsigned long long *sent;	/* per destination: messages sent */
+	unsigned long long *delivered;	/* per source: messages delivered */
+	struct msg **early;		/* per source: arrived before their turn */
+};
+
+static struct rank *ranks;
+static int nranks;
+static int tag_ub = INT_MAX;
+static sg_cond_t done_cond;
+static sg_mutex_t done_mutex;
+/* Ibarrier: those waiting in the current round. */
+static struct vsg_request **barrier_reqs;
+static int barrier_n;
+
+static void die(const char *fn, const char *what)
+{
+	fprintf(stderr, "[vela-simrun] error: %s: %s\n", fn, what);
+	fflush(NULL);
+	_exit(1);
+}
+
+void simrun_mpi_setup(int np);
+void simrun_mpi_setup(int np)
+{
+	nranks = np;
+	ranks = calloc((size_t) np, sizeof(*ranks));
+	barrier_reqs = calloc((size_t) np, sizeof(*barrier_reqs));
+	if (!ranks || !barrier_reqs)
+		die("setup", "out of memory");
+	for (int r = 0; r < np; r++)
+	{
+		ranks[r].sent = calloc((size_t) np, sizeof(unsigned long long));
+		ranks[r].delivered = calloc((size_t) np, sizeof(unsigned long long));
+		ranks[r].early = calloc((size_t) np, sizeof(struct msg *));
+		if (!ranks[r].sent || !ranks[r].delivered || !ranks[r].early)
+			die("setup", "out of memory");
+		char name[64];
+		const char *try[] = { "RAM", "MAIN", "CPU0" };
+		for (int k = 0; k < 3 && !ranks[r].ram; k++)
+		{
+			snprintf(name, sizeof(name), "n%d.%s", r, try[k]);
+			ranks[r].ram = sg_host_by_name(name);
+		}
+	}
+	done_cond = sg_cond_init();
+	done_mutex = sg_mutex_init();
+}
+
+/* The calling actor's rank, from its host's name. */
+static int self_rank(const char *fn)
+{
+	const char *h = sg_host_get_name(sg_host_self());
+	char *end;
+	long r = h[0] == 'n' ? strtol(h + 1, &end, 10) : -1;
+	if (r < 0 || r >= nranks || *end != '.')
+	{
+		char why[160];
+		snprintf(why, sizeof(why), "called on host %s, which is no rank's node (n0.. n%d.)", h, nranks - 1);
+		die(fn, why);
+	}
+	return (int) r;
+}
+
+static int check_comm(MPI_Comm comm, const char *fn)
+{
+	if (comm != MPI_COMM_WORLD)
+	{
+		fprintf(stderr, "[vela-simrun] error: %s: only MPI_COMM_WORLD exists in a simulated cluster\n", fn);
+		return MPI_ERR_COMM;
+	}
+	return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* Datatypes */
+
+static size_t builtin_size(MPI_Datatype dt)
+{
+	switch ((intptr_t) dt)
+	{
+	case 1: case 2: case 3:
+		return 1;
+	case 4:
+		return sizeof(int);
+	case 5:
+		return sizeof(double);
+	case 6:
+		return sizeof(long);
+	case 7:
+		return sizeof(uint64_t);
+	default:
+		return 0;
+	}
+}
+
+static int is_builtin(MPI_Datatype dt)
+{
+	return (intptr_t) dt > 0 && (intptr_t) dt < 4096;
+}
+
+static size_t type_size(MPI_Datatype dt)
+{
+	if (!dt)
+		return 0;
+	return is_builtin(dt) ? builtin_size(dt) : dt->size;
+}
+
+/* count elements of dt at buf into out (contiguous). */
+static void gather(const void *buf, int count, MPI_Datatype dt, unsigned char *out)
+{
+	if (is_builtin(dt))
+	{
+		memcpy(out, buf, (size_t) count * builtin_size(dt));
+		return;
+	}
+	for (int c = 0; c < count; c++)
+		for (int i = 0; i < dt->n; i++)
+		{
+			memcpy(out, (const char *) buf + dt->displs[i] + (MPI_Aint) c * (MPI_Aint) dt->size, (size_t) dt->lens[i]);
+			out += dt->lens[i];
+		}
+}
+
+/* The inverse; at most bytes are taken from in. */
+static void scatter(const unsigned char *in, size_t bytes, void *buf, int count, MPI_Datatype dt)
+{
+	if (is_builtin(dt))
+	{
+		memcpy(buf, in, bytes);
+		return;
+	}
+	for (int c = 0; c < count && bytes; c++)
+		for (int i = 0; i < dt->n && bytes; i++)
+		{
+			size_t n = (size_t) dt->lens[i] < bytes ? (size_t) dt->lens[i] : bytes;
+			memcpy((char *) buf + dt->displs[i] + (MPI_Aint) c * (MPI_Aint) dt->size, in, n);
+			in += n;
+			bytes -= n;
+		}
+}
+
+EXPORT int vsg_mpi_type_size(MPI_Datatype dt, int *size)
+{
+	*size = (int) type_size(dt);
+	return dt ? MPI_SUCCESS : MPI_ERR_TYPE;
+}
+
+EXPORT int vsg_mpi_pack_size(int count, MPI_Datatype dt, MPI_Comm comm, int *size)
+{
+	(void) comm;
+	*size = (int) ((size_t) count * type_size(dt));
+	return dt ? MPI_SUCCESS : MPI_ERR_TYPE;
+}
+
+EXPORT int vsg_mpi_type_create_hindexed(int count, const int lens[], const MPI_Aint displs[], MPI_Datatype old,
+					 MPI_Datatype *dt)
+{
+	if (old != MPI_BYTE || count < 0)
+	{
+		fprintf(stderr, "[vela-simrun] error: MPI_Type_create_hindexed: only blocks of MPI_BYTE are simulated\n");
+		return MPI_ERR_TYPE;
+	}
+	struct vsg_datatype *t = calloc(1, sizeof(*t));
+	t->n = count;
+	t->lens = malloc(sizeof(int) * (size_t) (count ? count : 1));
+	t->displs = malloc(sizeof(MPI_Aint) * (size_t) (count ? count : 1));
+	for (int i = 0; i < count; i++)
+	{
+		t->lens[i] = lens[i];
+		t->displs[i] = displs[i];
+		t->size += (size_t) lens[i];
+	}
+	*dt = t;
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_type_commit(MPI_Datatype *dt)
+{
+	(void) dt;
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_type_free(MPI_Datatype *dt)
+{
+	if (*dt && !is_builtin(*dt))
+	{
+		free((*dt)->lens);
+		free((*dt)->displs);
+		free(*dt);
+	}
+	*dt = MPI_DATATYPE_NULL;
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_get_address(const void *p, MPI_Aint *a)
+{
+	*a = (MPI_Aint) p;
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_pack(const void *in, int count, MPI_Datatype dt, void *out, int outsize, int *pos, MPI_Comm comm)
+{
+	(void) comm;
+	size_t n = (size_t) count * type_size(dt);
+	if (*pos < 0 || (size_t) *pos + n > (size_t) outsize)
+		return MPI_ERR_ARG;
+	gather(in, count, dt, (unsigned char *) out + *pos);
+	*pos += (int) n;
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_unpack(const void *in, int insize, int *pos, void *out, int count, MPI_Datatype dt, MPI_Comm comm)
+{
+	(void) comm;
+	size_t n = (size_t) count * type_size(dt);
+	if (*pos < 0 || (size_t) *pos + n > (size_t) insize)
+		return MPI_ERR_ARG;
+	scatter((const unsigned char *) in + *pos, n, out, count, dt);
+	*pos += (int) n;
+	return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* Environment */
+
+EXPORT int vsg_mpi_init_thread(int *argc, char ***argv, int required, int *provided)
+{
+	(void) argc;
+	(void) argv;
+	struct rank *r = &ranks[self_rank("MPI_Init")];
+	r->initialized = 1;
+	r->level = required;
+	if (provided)
+		*provided = required;
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_init(int *argc, char ***argv)
+{
+	return vsg_mpi_init_thread(argc, argv, MPI_THREAD_SINGLE, NULL);
+}
+
+EXPORT int vsg_mpi_initialized(int *flag)
+{
+	*flag = ranks[self_rank("MPI_Initialized")].initialized;
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_finalize(void)
+{
+	ranks[self_rank("MPI_Finalize")].finalized = 1;
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_finalized(int *flag)
+{
+	*flag = ranks[self_rank("MPI_Finalized")].finalized;
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_query_thread(int *provided)
+{
+	*provided = ranks[self_rank("MPI_Query_thread")].level;
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_abort(MPI_Comm comm, int code)
+{
+	(void) comm;
+	fprintf(stderr, "[vela-simrun] rank %d called MPI_Abort(%d)\n", self_rank("MPI_Abort"), code);
+	fflush(NULL);
+	_exit(code ? code : 1);
+}
+
+EXPORT double vsg_mpi_wtime(void)
+{
+	return simgrid_get_clock();
+}
+
+EXPORT int vsg_mpi_comm_rank(MPI_Comm comm, int *rank)
+{
+	int ret = check_comm(comm, "MPI_Comm_rank");
+	if (!ret)
+		*rank = self_rank("MPI_Comm_rank");
+	return ret;
+}
+
+EXPORT int vsg_mpi_comm_size(MPI_Comm comm, int *size)
+{
+	int ret = check_comm(comm, "MPI_Comm_size");
+	if (!ret)
+		*size = nranks;
+	return ret;
+}
+
+EXPORT int vsg_mpi_comm_group(MPI_Comm comm, MPI_Group *group)
+{
+	*group = (MPI_Group) (intptr_t) 1;
+	return check_comm(comm, "MPI_Comm_group");
+}
+
+EXPORT int vsg_mpi_group_translate_ranks(MPI_Group g1, int n, const int *r1, MPI_Group g2, int *r2)
+{
+	(void) g1;
+	(void) g2;
+	for (int i = 0; i < n; i++)
+		r2[i] = r1[i];
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_group_free(MPI_Group *group)
+{
+	*group = MPI_GROUP_NULL;
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_comm_get_attr(MPI_Comm comm, int keyval, void *value, int *flag)
+{
+	int ret = check_comm(comm, "MPI_Comm_get_attr");
+	*flag = 0;
+	if (!ret && keyval == MPI_TAG_UB)
+	{
+		*(int **) value = &tag_ub;
+		*flag = 1;
+	}
+	return ret;
+}
+
+EXPORT int vsg_mpi_get_processor_name(char *name, int *len)
+{
+	*len = snprintf(name, MPI_MAX_PROCESSOR_NAME, "n%d", self_rank("MPI_Get_processor_name"));
+	return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* Point to point */
+
+static void complete(struct vsg_request *q)
+{
+	q->complete = 1;
+	sg_cond_notify_all(done_cond);
+}
+
+static int matches(const struct vsg_request *q, const struct msg *m)
+{
+	return (q->source == MPI_ANY_SOURCE || q->source == m->src) && (q->tag == MPI_ANY_TAG || q->tag == m->tag);
+}
+
+/* m meets receive q: its bytes go into q's buffer. */
+static void match(struct vsg_request *q, struct msg *m)
+{
+	size_t cap = (size_t) q->count * type_size(q->dt);
+	q->st.MPI_SOURCE = m->src;
+	q->st.MPI_TAG = m->tag;
+	q->st.MPI_ERROR = MPI_SUCCESS;
+	q->st.vsg_count = m->bytes;
+	if (m->bytes > cap)
+	{
+		fprintf(stderr, "[vela-simrun] error: rank %d: a message of %zu bytes from rank %d (tag %d) does not fit "
+			"its receive of %zu bytes\n", m->dst, m->bytes, m->src, m->tag, cap);
+		q->st.MPI_ERROR = MPI_ERR_OTHER;
+		q->st.vsg_count = cap;
+	}
+	scatter(m->data, q->st.vsg_count, q->buf, q->count, q->dt);
+	complete(q);
+	m->matched = 1;
+	if (m->sreq && m->sync)
+	{
+		complete(m->sreq);
+		m->sreq->m = NULL;
+		m->sreq = NULL;
+	}
+	free(m->data);
+	free(m);
+}
+
+/* m's turn has come at its destination. */
+static void deliver(struct msg *m)
+{
+	struct rank *d = &ranks[m->dst];
+	m->delivered = 1;
+	if (m->sreq && !m->sync)
+	{
+		complete(m->sreq);
+		m->sreq->m = NULL;
+		m->sreq = NULL;
+	}
+	for (struct vsg_request **pq = &d->posted, *prev = NULL; *pq; prev = *pq, pq = &(*pq)->next)
+		if (matches(*pq, m))
+		{
+			struct vsg_request *q = *pq;
+			*pq = q->next;
+			if (d->posted_tail == q)
+				d->posted_tail = prev;
+			match(q, m);
+			return;
+		}
+	m->next = NULL;
+	if (d->unexpected_tail)
+		d->unexpected_tail->next = m;
+	else
+		d->unexpected = m;
+	d->unexpected_tail = m;
+}
+
+/* m has crossed the network: deliver it and whatever of its pair waited
+ * behind it. */
+static void arrived(struct msg *m)
+{
+	struct rank *d = &ranks[m->dst];
+	int s = m->src;
+	if (m->seq != d->delivered[s])
+	{
+		/* Keep the early ones sorted by sequence number. */
+		struct msg **p = &d->early[s];
+		while (*p && (*p)->seq < m->seq)
+			p = &(*p)->next;
+		m->next = *p;
+		*p = m;
+		return;
+	}
+	deliver(m);
+	d->delivered[s]++;
+	while (d->early[s] && d->early[s]->seq == d->delivered[s])
+	{
+		struct msg *e = d->early[s];
+		d->early[s] = e->next;
+		deliver(e);
+		d->delivered[s]++;
+	}
+}
+
+static void courier(int argc, char **argv)
+{
+	(void) argc;
+	(void) argv;
+	struct msg *m = sg_actor_self_get_data();
+	sg_host_sendto(ranks[m->src].ram, ranks[m->dst].ram, (double) m->bytes);
+	arrived(m);
+}
+
+static int post_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, int sync,
+		     MPI_Request *req, const char *fn)
+{
+	int ret = check_comm(comm, fn);
+	if (ret)
+		return ret;
+	int src = self_rank(fn);
+	if (dest < 0 || dest >= nranks || count < 0 || !dt)
+	{
+		fprintf(stderr, "[vela-simrun] error: %s: rank %d: bad destination %d or count %d\n", fn, src, dest, count);
+		return MPI_ERR_ARG;
+	}
+	struct msg *m = calloc(1, sizeof(*m));
+	struct vsg_request *q = calloc(1, sizeof(*q));
+	m->src = src;
+	m->dst = dest;
+	m->tag = tag;
+	m->sync = sync;
+	m->bytes = (size_t) count * type_size(dt);
+	m->data = malloc(m->bytes ? m->bytes : 1);
+	gather(buf, count, dt, m->data);
+	m->seq = ranks[src].sent[dest]++;
+	m->sreq = q;
+	q->kind = REQ_SEND;
+	q->m = m;
+	*req = q;
+	if (src == dest || !ranks[src].ram || !ranks[dest].ram)
+	{
+		arrived(m);
+		return MPI_SUCCESS;
+	}
+	char name[32];
+	snprintf(name, sizeof(name), "mpi-%d>%d", src, dest);
+	sg_actor_t a = sg_actor_init(name, ranks[src].ram);
+	sg_actor_set_data(a, m);
+	sg_actor_start(a, courier, 0, NULL);
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *req)
+{
+	return post_send(buf, count, dt, dest, tag, comm, 0, req, "MPI_Isend");
+}
+
+EXPORT int vsg_mpi_issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+			  MPI_Request *req)
+{
+	return post_send(buf, count, dt, dest, tag, comm, 1, req, "MPI_Issend");
+}
+
+EXPORT int vsg_mpi_irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Request *req)
+{
+	int ret = check_comm(comm, "MPI_Irecv");
+	if (ret)
+		return ret;
+	int me = self_rank("MPI_Irecv");
+	if (source != MPI_ANY_SOURCE && (source < 0 || source >= nranks))
+	{
+		fprintf(stderr, "[vela-simrun] error: MPI_Irecv: rank %d: bad source %d\n", me, source);
+		return MPI_ERR_RANK;
+	}
+	struct vsg_request *q = calloc(1, sizeof(*q));
+	q->kind = REQ_RECV;
+	q->buf = buf;
+	q->count = count;
+	q->dt = dt;
+	q->source = source;
+	q->tag = tag;
+	*req = q;
+	struct rank *r = &ranks[me];
+	for (struct msg **pm = &r->unexpected, *prev = NULL; *pm; prev = *pm, pm = &(*pm)->next)
+		if (matches(q, *pm))
+		{
+			struct msg *m = *pm;
+			*pm = m->next;
+			if (r->unexpected_tail == m)
+				r->unexpected_tail = prev;
+			match(q, m);
+			return MPI_SUCCESS;
+		}
+	if (r->posted_tail)
+		r->posted_tail->next = q;
+	else
+		r->posted = q;
+	r->posted_tail = q;
+	return MPI_SUCCESS;
+}
+
+static void release(MPI_Request *req, MPI_Status *st)
+{
+	if (st)
+		*st = (*req)->st;
+	free(*req);
+	*req = MPI_REQUEST_NULL;
+}
+
+EXPORT int vsg_mpi_test(MPI_Request *req, int *flag, MPI_Status *st)
+{
+	*flag = !*req || (*req)->complete;
+	if (*req && *flag)
+		release(req, st);
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_testsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status st[])
+{
+	int count = 0, active = 0;
+	for (int i = 0; i < n; i++)
+	{
+		if (!reqs[i])
+			continue;
+		active = 1;
+		if (!reqs[i]->complete)
+			continue;
+		idx[count] = i;
+		release(&reqs[i], st ? &st[count] : NULL);
+		count++;
+	}
+	*outcount = active ? count : MPI_UNDEFINED;
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_testall(int n, MPI_Request reqs[], int *flag, MPI_Status st[])
+{
+	for (int i = 0; i < n; i++)
+		if (reqs[i] && !reqs[i]->complete)
+		{
+			*flag = 0;
+			return MPI_SUCCESS;
+		}
+	for (int i = 0; i < n; i++)
+		if (reqs[i])
+			release(&reqs[i], st ? &st[i] : NULL);
+	*flag = 1;
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_wait(MPI_Request *req, MPI_Status *st)
+{
+	if (!*req)
+		return MPI_SUCCESS;
+	sg_mutex_lock(done_mutex);
+	while (!(*req)->complete)
+		sg_cond_wait(done_cond, done_mutex);
+	sg_mutex_unlock(done_mutex);
+	release(req, st);
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_cancel(MPI_Request *req)
+{
+	struct vsg_request *q = *req;
+	if (!q || q->complete || q->kind != REQ_RECV)
+		return MPI_SUCCESS;	/* sends are never cancelled: they complete */
+	struct rank *r = &ranks[self_rank("MPI_Cancel")];
+	for (struct vsg_request **pq = &r->posted, *prev = NULL; *pq; prev = *pq, pq = &(*pq)->next)
+		if (*pq == q)
+		{
+			*pq = q->next;
+			if (r->posted_tail == q)
+				r->posted_tail = prev;
+			break;
+		}
+	q->st.vsg_cancelled = 1;
+	complete(q);
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_test_cancelled(const MPI_Status *st, int *flag)
+{
+	*flag = st->vsg_cancelled;
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_get_count(const MPI_Status *st, MPI_Datatype dt, int *count)
+{
+	size_t s = type_size(dt);
+	*count = s ? (int) (st->vsg_count / s) : 0;
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+{
+	MPI_Request q;
+	int ret = post_send(buf, count, dt, dest, tag, comm, 0, &q, "MPI_Send");
+	return ret ? ret : vsg_mpi_wait(&q, MPI_STATUS_IGNORE);
+}
+
+EXPORT int vsg_mpi_recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Status *st)
+{
+	MPI_Request q;
+	int ret = vsg_mpi_irecv(buf, count, dt, source, tag, comm, &q);
+	return ret ? ret : vsg_mpi_wait(&q, st);
+}
+
+/* ------------------------------------------------------------------ */
+/* Barriers: a round completes when every rank has entered it. */
+
+EXPORT int vsg_mpi_ibarrier(MPI_Comm comm, MPI_Request *req)
+{
+	int ret = check_comm(comm, "MPI_Ibarrier");
+	if (ret)
+		return ret;
+	(void) self_rank("MPI_Ibarrier");
+	struct vsg_request *q = calloc(1, sizeof(*q));
+	q->kind = REQ_BARRIER;
+	*req = q;
+	barrier_reqs[barrier_n++] = q;
+	if (barrier_n == nranks)
+	{
+		for (int i = 0; i < barrier_n; i++)
+			complete(barrier_reqs[i]);
+		barrier_n = 0;
+	}
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_barrier(MPI_Comm comm)
+{
+	MPI_Request q;
+	int ret = vsg_mpi_ibarrier(comm, &q);
+	return ret ? ret : vsg_mpi_wait(&q, MPI_STATUS_IGNORE);
+}
