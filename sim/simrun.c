@@ -334,9 +334,9 @@ static int find_libs(char *err, size_t errsize)
 		char *slash = strrchr(dir, '/');
 		if (slash)
 			*slash = '\0';
-		snprintf(p->path, sizeof(p->path), "%s/%s", slash ? dir : ".", p->name);
+		snprintf(p->path, sizeof(p->path), "%s/%s", slash ? dir : ".", "libvela-sim.so");
 		if (access(p->path, R_OK))
-			snprintf(p->path, sizeof(p->path), "%s/%s", VELA_LIBDIR, p->name);
+			snprintf(p->path, sizeof(p->path), "%s/%s", VELA_LIBDIR, "libvela-sim.so");
 	}
 	if (access(p->path, R_OK))
 	{
