@@ -45,6 +45,7 @@ static const struct
 	{ "perfmodel", vela_perfmodel },
 	{ "trace", vela_trace },
 	{ "replay", vela_replay },
+	{ "simrun", vela_simrun },
 };
 
 static void usage(FILE *f)
@@ -65,6 +66,9 @@ static void usage(FILE *f)
 		"                       (recorded with STARPU_FXT_TRACE=1)\n"
 		"  replay TASKS.rec     re-simulate a recorded task graph on another platform\n"
 		"                       or scheduler and print the makespan\n"
+		"  simrun -np N --platform CLUSTER.xml PROGRAM [ARGS]\n"
+		"                       simulate N ranks of a StarPU-MPI program on a cluster\n"
+		"                       (vela-simrun; sim/README.md, \"Clusters\")\n"
 		"\n"
 		"`vela COMMAND --help` describes a command. Models and bus files live under\n"
 		"$STARPU_PERF_MODEL_DIR (default $STARPU_HOME/.starpu/sampling), named after\n"

@@ -20,6 +20,7 @@
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir/build}"
 simrun="$top_builddir/sim/vela-simrun"
+vela="$top_builddir/tools/vela"
 chol="$top_builddir/mpi/examples/cholesky_sim"
 stencil="$top_builddir/mpi/examples/stencil_sim"
 VELA_SIM_PLUGIN="$top_builddir/sim/.libs/libvela-sim.so"
@@ -65,7 +66,7 @@ python3 "$gen" --nodes 4 --node "$node" --bandwidth 1GBps --latency 2us -o "$clu
 run() {
 	np=$1 out=$2
 	shift 2
-	env "$@" "$simrun" -np "$np" --platform "$cluster" "$chol" -n 1024 -b 128 -no-check >"$out" 2>&1
+	env "$@" "$vela" simrun -np "$np" --platform "$cluster" "$chol" -n 1024 -b 128 -no-check >"$out" 2>&1
 }
 golden() {
 	np=$1 sim=$2 app=$3 out=$4 what=$5
