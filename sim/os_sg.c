@@ -47,8 +47,8 @@ struct sg_cond_st
 	uint32_t magic;
 	uint32_t nwaiters;
 	uint64_t seq;			/* signals given so far */
-	sg_mutex_t m;			/* unused: waiters wait with their own mutex (cond_notify) */
-	sg_cond_t c;			/* NULL until the first wait */
+	sg_mutex_t m;			/* NULL until the first wait (cond_notify) */
+	sg_cond_t c;
 };
 
 struct sg_rwlock_st
@@ -440,29 +440,34 @@ static int sg_cond_init_(os_cond_t *cond)
 static int sg_cond_destroy_(os_cond_t *cond)
 {
 	struct sg_cond_st *s = (struct sg_cond_st *) (void *) cond;
-	if (s->magic == SG_MAGIC_COND && s->c && !sg_over)
+	if (s->magic == SG_MAGIC_COND && s->m && !sg_over)
+	{
 		sg_cond_destroy(s->c);
+		sg_mutex_destroy(s->m);
+	}
 	memset(cond, 0, sizeof(*cond));
 	return 0;
 }
 
-/* No SimGrid mutex is taken to notify: each waiter waits with a mutex of
- * its own (struct sg_thread's wait_mutex), which nobody else ever locks.
- * A shared one was contended by the waiters waking up, and SimGrid 3.32
- * mishandles a timed wait that times out while its mutex is held
- * elsewhere (the waiter returns without owning it: "Cannot release that
- * mutex: you're not the owner"). A waiter checks the condition's
- * sequence number after locking its own mutex and before waiting, with
- * no simcall in between, so no notification is lost. */
+/* Untimed waiters wait with the condition's SimGrid mutex, which the
+ * notifier takes too; a timed waiter waits with a mutex of its own
+ * (struct sg_thread's wait_mutex), which nobody else ever locks: SimGrid
+ * 3.32 mishandles a timed wait that times out while its mutex is held by
+ * another actor (the waiter returns without owning it, then "Cannot
+ * release that mutex: you're not the owner"). Either kind checks the
+ * condition's sequence number after locking and before waiting, with no
+ * simcall in between, so no notification is lost. */
 static void cond_notify(struct sg_cond_st *c, int all)
 {
 	c->seq++;
 	if (__builtin_expect(c->nwaiters == 0, 1))
 		return;
+	sg_mutex_lock(c->m);
 	if (all)
 		sg_cond_notify_all(c->c);
 	else
 		sg_cond_notify_one(c->c);
+	sg_mutex_unlock(c->m);
 }
 
 static int sg_cond_signal_(os_cond_t *cond)
@@ -496,29 +501,33 @@ static int cond_wait_common(os_cond_t *cond, os_mutex_t *mutex, double deadline_
 	if (m->owner != me)
 		return EPERM;
 	struct sg_cond_st *c = cond_get(cond);
-	if (!c->c)
+	if (!c->m)
+	{
+		c->m = sg_mutex_init();
 		c->c = sg_cond_init();
-	if (!me->wait_mutex)
+	}
+	if (timed && !me->wait_mutex)
 		me->wait_mutex = sg_mutex_init();
+	sg_mutex_t wm = timed ? me->wait_mutex : c->m;
 	unsigned depth = m->depth;
 	unsigned long seq = c->seq;
 	c->nwaiters++;
 	m->depth = 0;
 	mutex_release(m);
 	int timedout = 0;
-	sg_mutex_lock(me->wait_mutex);
+	sg_mutex_lock(wm);
 	while (c->seq == seq && !timedout)
 	{
 		if (!timed)
-			sg_cond_wait(c->c, me->wait_mutex);
+			sg_cond_wait(c->c, wm);
 		else
 		{
 			double left = deadline_s - simgrid_get_clock();
-			timedout = left <= 0 || sg_cond_wait_for(c->c, me->wait_mutex, left);
+			timedout = left <= 0 || sg_cond_wait_for(c->c, wm, left);
 		}
 	}
 	c->nwaiters--;
-	sg_mutex_unlock(me->wait_mutex);
+	sg_mutex_unlock(wm);
 	mutex_acquire(m, me);
 	m->depth = depth;
 	return timedout && c->seq == seq ? ETIMEDOUT : 0;

@@ -41,8 +41,8 @@ struct sg_thread
 	 * ([win_lo, win_hi); 0, 0: unknown), for sg_self_fast (os_sg.c). */
 	uintptr_t win_lo, win_hi;
 	void *keys[SG_MAX_KEYS];
-	/* The SimGrid mutex of this thread's condition waits (os_sg.c),
-	 * made on its first wait: never contended. */
+	/* The SimGrid mutex of this thread's timed condition waits
+	 * (os_sg.c, cond_notify), made on its first: never contended. */
 	sg_mutex_t wait_mutex;
 };
 

@@ -440,6 +440,13 @@ static main_fn load_rank(int rank, char *err, size_t errsize)
 				}
 		}
 	}
+	/* Each rank's trace file is named after its rank, as StarPU-MPI's
+	 * are (vela_trace_<user>_<rank>): the ranks share one process id. */
+	rank_name(name, sizeof(name), "libvela.so.0", rank);
+	void *lv = dlopen(name, RTLD_NOW | RTLD_NOLOAD);
+	void (*set_id)(int) = lv ? (void (*)(int)) dlsym(lv, "starpu_profiling_set_id") : NULL;
+	if (set_id)
+		set_id(rank);
 	snprintf(dst, sizeof(dst), "%s/%0*d-program", tmpdir, PREFIX_LEN, rank);
 	if (copy_for_rank(program, dst, rank, 1, err, errsize))
 		return NULL;

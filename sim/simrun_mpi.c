@@ -16,6 +16,14 @@
  * a synchronous send once it is also matched. Nothing here reads the wall
  * clock: the same run gives the same simulated times.
  *
+ * Bytes: a message of at most VELA_SIMRUN_COPY_MAX bytes (default 65536)
+ * carries its bytes; a larger one only its size, leaving the receive
+ * buffer as it was. In a simulation kernels do not run, so a tile's values
+ * mean nothing, while copying them would cost the time and memory of the
+ * real data (a 1M-task Cholesky moves terabytes); libvela-mpi's envelopes
+ * and small messages, which the runtime reads, are far below the limit.
+ * VELA_SIMRUN_COPY_MAX=-1 copies every message.
+ *
  * Locks: none. Actors run one at a time and these functions never block
  * except in vsg_mpi_wait, on one SimGrid condition that every completion
  * signals.
@@ -33,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -58,7 +67,7 @@ struct vsg_request
 	void *buf;
 	int count;
 	MPI_Datatype dt;
-	int source, tag;
+	int source, tag, comm;
 	struct vsg_request *next;	/* in the rank's posted list */
 	/* sends */
 	struct msg *m;
@@ -66,7 +75,7 @@ struct vsg_request
 
 struct msg
 {
-	int src, dst, tag, sync;
+	int src, dst, tag, sync, comm;
 	size_t bytes;
 	unsigned char *data;
 	unsigned long long seq;
@@ -94,6 +103,8 @@ static sg_mutex_t done_mutex;
 /* Ibarrier: those waiting in the current round. */
 static struct vsg_request **barrier_reqs;
 static int barrier_n;
+static long long copy_max = 65536;	/* VELA_SIMRUN_COPY_MAX; -1: no limit */
+static int *ndups;			/* per rank: communicators duplicated */
 
 static void die(const char *fn, const char *what)
 {
@@ -125,8 +136,19 @@ void simrun_mpi_setup(int np)
 			ranks[r].ram = sg_host_by_name(name);
 		}
 	}
+	ndups = calloc((size_t) np, sizeof(int));
+	if (!ndups)
+		die("setup", "out of memory");
 	done_cond = sg_cond_init();
 	done_mutex = sg_mutex_init();
+	const char *cm = getenv("VELA_SIMRUN_COPY_MAX");
+	if (cm && *cm)
+	{
+		char *end;
+		copy_max = strtoll(cm, &end, 10);
+		if (*end || copy_max < -1)
+			die("setup", "VELA_SIMRUN_COPY_MAX must be a number of bytes, or -1 (copy every message)");
+	}
 }
 
 /* The calling actor's rank, from its host's name. */
@@ -144,11 +166,18 @@ static int self_rank(const char *fn)
 	return (int) r;
 }
 
+/* Communicators: MPI_COMM_WORLD (1) and its duplicates (2, 3, ...: the
+ * same ranks, a message space of their own). Every rank makes the same
+ * duplicates in the same order (MPI_Comm_dup is collective), so the
+ * number rank r's i-th duplicate gets is the same on every rank. */
+
 static int check_comm(MPI_Comm comm, const char *fn)
 {
-	if (comm != MPI_COMM_WORLD)
+	intptr_t c = (intptr_t) comm;
+	if (c < 1 || c > 1 + 1000000)
 	{
-		fprintf(stderr, "[vela-simrun] error: %s: only MPI_COMM_WORLD exists in a simulated cluster\n", fn);
+		fprintf(stderr, "[vela-simrun] error: %s: not a communicator of the simulated cluster (MPI_COMM_WORLD "
+			"or a duplicate of it)\n", fn);
 		return MPI_ERR_COMM;
 	}
 	return MPI_SUCCESS;
@@ -426,7 +455,8 @@ static void complete(struct vsg_request *q)
 
 static int matches(const struct vsg_request *q, const struct msg *m)
 {
-	return (q->source == MPI_ANY_SOURCE || q->source == m->src) && (q->tag == MPI_ANY_TAG || q->tag == m->tag);
+	return q->comm == m->comm && (q->source == MPI_ANY_SOURCE || q->source == m->src) &&
+	       (q->tag == MPI_ANY_TAG || q->tag == m->tag);
 }
 
 /* m meets receive q: its bytes go into q's buffer. */
@@ -444,7 +474,8 @@ static void match(struct vsg_request *q, struct msg *m)
 		q->st.MPI_ERROR = MPI_ERR_OTHER;
 		q->st.vsg_count = cap;
 	}
-	scatter(m->data, q->st.vsg_count, q->buf, q->count, q->dt);
+	if (m->data)
+		scatter(m->data, q->st.vsg_count, q->buf, q->count, q->dt);
 	complete(q);
 	m->matched = 1;
 	if (m->sreq && m->sync)
@@ -539,10 +570,14 @@ static int post_send(const void *buf, int count, MPI_Datatype dt, int dest, int 
 	m->src = src;
 	m->dst = dest;
 	m->tag = tag;
+	m->comm = (int) (intptr_t) comm;
 	m->sync = sync;
 	m->bytes = (size_t) count * type_size(dt);
-	m->data = malloc(m->bytes ? m->bytes : 1);
-	gather(buf, count, dt, m->data);
+	if (copy_max < 0 || m->bytes <= (unsigned long long) copy_max)
+	{
+		m->data = malloc(m->bytes ? m->bytes : 1);
+		gather(buf, count, dt, m->data);
+	}
 	m->seq = ranks[src].sent[dest]++;
 	m->sreq = q;
 	q->kind = REQ_SEND;
@@ -590,6 +625,7 @@ EXPORT int vsg_mpi_irecv(void *buf, int count, MPI_Datatype dt, int source, int 
 	q->dt = dt;
 	q->source = source;
 	q->tag = tag;
+	q->comm = (int) (intptr_t) comm;
 	*req = q;
 	struct rank *r = &ranks[me];
 	for (struct msg **pm = &r->unexpected, *prev = NULL; *pm; prev = *pm, pm = &(*pm)->next)
@@ -744,4 +780,96 @@ EXPORT int vsg_mpi_barrier(MPI_Comm comm)
 	MPI_Request q;
 	int ret = vsg_mpi_ibarrier(comm, &q);
 	return ret ? ret : vsg_mpi_wait(&q, MPI_STATUS_IGNORE);
+}
+
+/* ------------------------------------------------------------------ */
+/* Duplicates and the collectives of numbers libvela-mpi's traces use:
+ * point to point through rank 0, on tags no application uses. */
+
+#define TAG_BCAST (-100)
+#define TAG_REDUCE (-101)
+
+EXPORT int vsg_mpi_comm_dup(MPI_Comm comm, MPI_Comm *dup)
+{
+	int ret = check_comm(comm, "MPI_Comm_dup");
+	if (ret)
+		return ret;
+	int me = self_rank("MPI_Comm_dup");
+	*dup = (MPI_Comm) (intptr_t) (2 + ndups[me]++);
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_comm_free(MPI_Comm *comm)
+{
+	*comm = MPI_COMM_NULL;
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+{
+	int ret = check_comm(comm, "MPI_Bcast");
+	if (ret)
+		return ret;
+	int me = self_rank("MPI_Bcast");
+	if (root < 0 || root >= nranks)
+		return MPI_ERR_RANK;
+	if (me != root)
+		return vsg_mpi_recv(buf, count, dt, root, TAG_BCAST, comm, MPI_STATUS_IGNORE);
+	for (int p = 0; p < nranks && !ret; p++)
+		if (p != root)
+			ret = vsg_mpi_send(buf, count, dt, p, TAG_BCAST, comm);
+	return ret;
+}
+
+/* acc op= in, count numbers of dt. */
+static int fold(void *acc, const void *in, int count, MPI_Datatype dt, MPI_Op op)
+{
+	intptr_t o = (intptr_t) op;
+	if (o < 1 || o > 3)
+		return MPI_ERR_ARG;
+#define FOLD(T) \
+	do \
+	{ \
+		T *a = acc; \
+		const T *b = in; \
+		for (int i = 0; i < count; i++) \
+			a[i] = o == 1 ? (a[i] > b[i] ? a[i] : b[i]) : o == 2 ? (a[i] < b[i] ? a[i] : b[i]) : a[i] + b[i]; \
+	} while (0)
+	if (dt == MPI_INT)
+		FOLD(int);
+	else if (dt == MPI_DOUBLE)
+		FOLD(double);
+	else if (dt == MPI_LONG)
+		FOLD(long);
+	else if (dt == MPI_UINT64_T)
+		FOLD(uint64_t);
+	else
+		return MPI_ERR_TYPE;
+#undef FOLD
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_allreduce(const void *in, void *out, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+{
+	int ret = check_comm(comm, "MPI_Allreduce");
+	if (ret)
+		return ret;
+	int me = self_rank("MPI_Allreduce");
+	size_t bytes = (size_t) count * type_size(dt);
+	if (out != in)
+		memmove(out, in, bytes);
+	if (me != 0)
+	{
+		ret = vsg_mpi_send(out, count, dt, 0, TAG_REDUCE, comm);
+		return ret ? ret : vsg_mpi_bcast(out, count, dt, 0, comm);
+	}
+	void *tmp = malloc(bytes ? bytes : 1);
+	for (int p = 1; p < nranks && !ret; p++)
+	{
+		ret = vsg_mpi_recv(tmp, count, dt, p, TAG_REDUCE, comm, MPI_STATUS_IGNORE);
+		if (!ret)
+			ret = fold(out, tmp, count, dt, op);
+	}
+	free(tmp);
+	return ret ? ret : vsg_mpi_bcast(out, count, dt, 0, comm);
 }

@@ -5,8 +5,11 @@
  * starpu_mpi_task_insert and executes the tasks writing its tiles. Rank 0
  * then gathers L and checks it against LAPACK's dpotrf of the whole matrix.
  *
- *   mpirun -np 4 ./cholesky [-n N] [-b BS] [-p P] [-no-check]
+ *   mpirun -np 4 ./cholesky [-n N] [-b BS] [-p P] [-no-check] [-no-init]
  *
+ * -no-init leaves the tiles' values unwritten (implies -no-check): for
+ * simulated runs (vela simrun), where kernels do not run, so that large
+ * matrices cost no memory.
  * Prints the time and GFlop/s of the factorization (from the first task
  * submitted to the last one done, every rank included).
  */
@@ -23,7 +26,7 @@ extern void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, i
 extern void openblas_set_num_threads(int num_threads);
 
 static int n = 1024, bs = 128, nt, P, Q, rank, size;
-static int potrf_failed;
+static int potrf_failed, do_init = 1;
 
 /* A symmetric positive definite matrix, the same on every rank: a Hilbert
  * matrix plus n on the diagonal. */
@@ -107,7 +110,7 @@ static void register_tiles(void)
 			if (owner(i, j) == rank)
 			{
 				tiles[k] = malloc(sizeof(double) * (size_t) bs * bs);
-				for (int c = 0; c < bs; c++)
+				for (int c = 0; c < bs && do_init; c++)
 					for (int r = 0; r < bs; r++)
 						tiles[k][(size_t) c * bs + r] = a_ij(i * bs + r, j * bs + c);
 				starpu_matrix_data_register(&handles[k], STARPU_MAIN_RAM, (uintptr_t) tiles[k], bs, bs, bs, sizeof(double));
@@ -196,6 +199,8 @@ int main(int argc, char **argv)
 			P = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "-no-check"))
 			do_check = 0;
+		else if (!strcmp(argv[i], "-no-init"))
+			do_check = do_init = 0;
 	}
 	openblas_set_num_threads(1);
 	int ret = starpu_mpi_init_conf(&argc, &argv, 1, MPI_COMM_WORLD, NULL);

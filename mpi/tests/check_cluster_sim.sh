@@ -12,6 +12,7 @@
 #   - each rank has its own runtime: a non-MPI simulated program run as 3
 #     ranks gives, on every rank, the makespan it has alone;
 #   - the stencil example completes on 4 ranks;
+#   - traces: one per rank (vela_trace_<user>_<rank>), each readable;
 # and bad input gets its message and exit code: more ranks than nodes, a
 # malformed platform (file:line), nodes without a route between them
 # (file:line), a node without RAM (file:line), a program that does not use
@@ -102,6 +103,19 @@ if [ -z "$alone" ] || [ "$n" != 3 ]; then
 else
 	echo "ok: 3 isolated ranks, each makespan $alone as alone"
 fi
+
+# Traces: one file per rank, named after the rank (as StarPU-MPI's), each
+# a simulated run's (merging them is `vela trace`'s work).
+mkdir "$tmp/traces"
+run 2 "$tmp/ctr" STARPU_FXT_TRACE=1 STARPU_FXT_PREFIX="$tmp/traces" || problem "2 traced ranks failed"
+for r in 0 1; do
+	f=$(ls "$tmp/traces"/vela_trace_*_$r 2>/dev/null)
+	if [ -z "$f" ] || ! "$vela" trace stats "$f" >"$tmp/stats" 2>&1 || ! grep -q "simulated time" "$tmp/stats"; then
+		problem "rank $r: no readable simulated trace in $tmp/traces:"; ls "$tmp/traces"; cat "$tmp/stats" 2>/dev/null
+	else
+		echo "ok: rank $r's trace $(basename "$f"): $(grep -m1 '^  tasks:' "$tmp/stats")"
+	fi
+done
 
 # The stencil (no model calibrated here: a default duration per task).
 expect 0 "stencil: 16 blocks of 1000 cells on 4 ranks" env STARPU_SIMGRID_DEFAULT_TASK_US=10 \

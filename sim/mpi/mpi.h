@@ -5,7 +5,8 @@
  * The subset is what libvela-mpi uses (point to point, byte and hindexed
  * datatypes, pack/unpack, Testsome, Ibarrier, cancel) plus the few calls
  * applications commonly make beside it (ranks, sizes, barrier, wtime,
- * abort). One communicator: MPI_COMM_WORLD. The calls are implemented by
+ * abort, duplicates of MPI_COMM_WORLD, broadcast and all-reduce of
+ * numbers). The calls are implemented by
  * vela-simrun itself (sim/simrun_mpi.c), shared by every rank of the
  * simulation; the function names are vsg_* (SimGrid's own SMPI, in the
  * same process, defines MPI_*), the MPI_* names are macros.
@@ -53,6 +54,9 @@ typedef struct
 #define MPI_LONG ((MPI_Datatype) (intptr_t) 6)
 #define MPI_UINT64_T ((MPI_Datatype) (intptr_t) 7)
 #define MPI_DATATYPE_NULL ((MPI_Datatype) 0)
+#define MPI_MAX ((MPI_Op) (intptr_t) 1)
+#define MPI_MIN ((MPI_Op) (intptr_t) 2)
+#define MPI_SUM ((MPI_Op) (intptr_t) 3)
 #define MPI_REQUEST_NULL ((MPI_Request) 0)
 #define MPI_GROUP_NULL ((MPI_Group) 0)
 #define MPI_BOTTOM ((void *) 0)
@@ -116,6 +120,10 @@ typedef struct
 #define MPI_Get_count vsg_mpi_get_count
 #define MPI_Ibarrier vsg_mpi_ibarrier
 #define MPI_Barrier vsg_mpi_barrier
+#define MPI_Comm_dup vsg_mpi_comm_dup
+#define MPI_Comm_free vsg_mpi_comm_free
+#define MPI_Bcast vsg_mpi_bcast
+#define MPI_Allreduce vsg_mpi_allreduce
 
 int vsg_mpi_init(int *argc, char ***argv);
 int vsg_mpi_init_thread(int *argc, char ***argv, int required, int *provided);
@@ -154,6 +162,10 @@ int vsg_mpi_test_cancelled(const MPI_Status *st, int *flag);
 int vsg_mpi_get_count(const MPI_Status *st, MPI_Datatype dt, int *count);
 int vsg_mpi_ibarrier(MPI_Comm comm, MPI_Request *req);
 int vsg_mpi_barrier(MPI_Comm comm);
+int vsg_mpi_comm_dup(MPI_Comm comm, MPI_Comm *dup);
+int vsg_mpi_comm_free(MPI_Comm *comm);
+int vsg_mpi_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
+int vsg_mpi_allreduce(const void *in, void *out, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
 
 #ifdef __cplusplus
 }
