@@ -26,6 +26,7 @@
 #include <stdarg.h>
 #include <starpu_data.h>
 #include <starpu_task.h>
+#include <starpu_thread.h>
 
 #ifdef __cplusplus
 extern "C"

@@ -76,8 +76,10 @@ void simrun_mpi_setup(int np);
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: %s -np N --platform CLUSTER.xml [--keep-temps] PROGRAM [ARGS...]\n"
+		"       %s --platform CLUSTER.xml --check-platform\n"
 		"  Runs N ranks of PROGRAM, each with its own Vela runtime, simulated on the nodes n0., n1., ...\n"
-		"  of CLUSTER.xml (platforms/make-cluster.py writes such files).\n", me);
+		"  of CLUSTER.xml (platforms/make-cluster.py writes such files); --check-platform only loads\n"
+		"  and checks the platform.\n", me, me);
 }
 
 /* ------------------------------------------------------------------ */
@@ -591,7 +593,7 @@ static void remove_tmpdir(void)
 
 int main(int argc, char **argv)
 {
-	int np = -1, i = 1;
+	int np = -1, i = 1, check_only = 0;
 	const char *platform = NULL;
 	for (; i < argc && argv[i][0] == '-'; i++)
 	{
@@ -611,6 +613,8 @@ int main(int argc, char **argv)
 			platform = argv[++i];
 		else if (!strcmp(argv[i], "--keep-temps"))
 			keep_temps = 1;
+		else if (!strcmp(argv[i], "--check-platform"))
+			check_only = 1;
 		else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
 		{
 			usage(stdout);
@@ -623,14 +627,16 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (i >= argc || np < 0 || !platform)
+	if (check_only && platform)
+		np = 0;
+	else if (i >= argc || np < 0 || !platform)
 	{
 		fprintf(stderr, "%s: %s\n", me, i >= argc ? "no PROGRAM given" : np < 0 ? "-np N is required" :
 			"--platform CLUSTER.xml is required");
 		usage(stderr);
 		return 2;
 	}
-	if (!realpath(argv[i], program))
+	if (!check_only && !realpath(argv[i], program))
 	{
 		fprintf(stderr, "%s: PROGRAM %s: %s\n", me, argv[i], strerror(errno));
 		return 2;
@@ -670,6 +676,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: the platform %s has no node (hosts n0.CPU0, n1.CPU0, ...: see "
 			"platforms/make-cluster.py)\n", me, platform);
 		return 1;
+	}
+	if (check_only)
+	{
+		if (check_nodes(platform, nnodes, err, sizeof(err)))
+		{
+			fprintf(stderr, "%s: %s\n", me, err);
+			return 1;
+		}
+		printf("%s: %d nodes, each with RAM, routes between all of them\n", platform, nnodes);
+		return 0;
 	}
 	if (np > nnodes)
 	{

@@ -57,6 +57,7 @@ struct vsg_datatype
 enum { REQ_SEND, REQ_RECV, REQ_BARRIER };
 
 struct msg;
+struct courier;
 
 struct vsg_request
 {
@@ -93,6 +94,7 @@ struct rank
 	unsigned long long *sent;	/* per destination: messages sent */
 	unsigned long long *delivered;	/* per source: messages delivered */
 	struct msg **early;		/* per source: arrived before their turn */
+	struct courier *idle;		/* couriers of this rank's messages, waiting */
 };
 
 static struct rank *ranks;
@@ -544,13 +546,65 @@ static void arrived(struct msg *m)
 	}
 }
 
-static void courier(int argc, char **argv)
+/* Couriers: each carries one message at a time, then waits for the next
+ * on its own condition; idle ones wait in their rank's stack (the last
+ * to finish is the first reused). A new one is made only when all are
+ * busy, so a rank has as many as it ever had messages in flight at once,
+ * without making an actor (and its stack) per message. They are daemons:
+ * the simulation ends with the ranks. */
+struct courier
+{
+	struct msg *m;		/* the message to carry; NULL: idle */
+	sg_cond_t cond;
+	sg_mutex_t mutex;	/* only for cond; never contended */
+	struct courier *next;	/* in the rank's idle stack */
+};
+
+static void courier_main(int argc, char **argv)
 {
 	(void) argc;
 	(void) argv;
-	struct msg *m = sg_actor_self_get_data();
-	sg_host_sendto(ranks[m->src].ram, ranks[m->dst].ram, (double) m->bytes);
-	arrived(m);
+	struct courier *c = sg_actor_self_get_data();
+	sg_actor_daemonize(sg_actor_self());
+	for (;;)
+	{
+		sg_mutex_lock(c->mutex);
+		while (!c->m)
+			sg_cond_wait(c->cond, c->mutex);
+		sg_mutex_unlock(c->mutex);
+		struct msg *m = c->m;
+		c->m = NULL;
+		struct rank *s = &ranks[m->src];
+		sg_host_sendto(s->ram, ranks[m->dst].ram, (double) m->bytes);
+		/* Idle before delivering: what the delivery wakes may send. */
+		c->next = s->idle;
+		s->idle = c;
+		arrived(m);
+	}
+}
+
+static void courier_send(struct msg *m)
+{
+	struct rank *s = &ranks[m->src];
+	struct courier *c = s->idle;
+	if (c)
+	{
+		s->idle = c->next;
+		c->m = m;
+		sg_cond_notify_one(c->cond);
+		return;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		die("MPI_Isend", "out of memory");
+	c->m = m;
+	c->cond = sg_cond_init();
+	c->mutex = sg_mutex_init();
+	char name[32];
+	snprintf(name, sizeof(name), "mpi-courier-%d", m->src);
+	sg_actor_t a = sg_actor_init(name, s->ram);
+	sg_actor_set_data(a, c);
+	sg_actor_start(a, courier_main, 0, NULL);
 }
 
 static int post_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, int sync,
@@ -588,11 +642,7 @@ static int post_send(const void *buf, int count, MPI_Datatype dt, int dest, int 
 		arrived(m);
 		return MPI_SUCCESS;
 	}
-	char name[32];
-	snprintf(name, sizeof(name), "mpi-%d>%d", src, dest);
-	sg_actor_t a = sg_actor_init(name, ranks[src].ram);
-	sg_actor_set_data(a, m);
-	sg_actor_start(a, courier, 0, NULL);
+	courier_send(m);
 	return MPI_SUCCESS;
 }
 
