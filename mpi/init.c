@@ -400,13 +400,7 @@ static int layer_init(int *argc, char ***argv, int initialize_mpi, MPI_Comm comm
 	mpi.max_message = env_unsigned("VELA_MPI_MAX_MESSAGE", 1u << 30);
 	if (mpi.max_message < 16)
 		mpi.max_message = 16;
-#ifdef VELA_SIMULATED_MPI
-	/* A poll takes no simulated time: spinning for a while would never
-	 * end. The back-off's sleeps stay, as in a real run. */
-	mpi.spin_us = env_unsigned("VELA_MPI_SPIN_US", 0);
-#else
 	mpi.spin_us = env_unsigned("VELA_MPI_SPIN_US", 100);
-#endif
 	mpi.busy_poll_us = env_unsigned("VELA_MPI_BUSY_POLL_US", 1000);
 	mpi.idle_poll_us = env_unsigned("VELA_MPI_IDLE_POLL_US", 5000);
 	mpi.nworkers = (int) starpu_worker_get_count();

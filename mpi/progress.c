@@ -57,13 +57,29 @@
 #define DATA_NEEDS_POLLS(ndata) ((ndata) > 0)
 #endif
 
-/* Lets the peer (maybe on this core) run while spinning. In a simulated
- * cluster the ranks are actors of one OS thread and nobody runs until
- * this actor blocks: an OS yield would only cost time. */
+/* Spinning. With Open MPI a thread that expects a message soon polls
+ * for it for spin_us, yielding now and then (the peer may share its
+ * core), after QUIET_POLLS polls without activity it starts reading the
+ * clock, every SPIN_CHECK polls. In a simulated cluster a poll takes no
+ * simulated time and nothing completes while an actor runs, so one quiet
+ * poll says all there is: the thread instead waits until something of its
+ * rank completes, or the rest of the spin window passes (simulated time,
+ * vsg_mpi_wait_activity: sim/mpi/mpi.h), which is what spinning achieves
+ * in a real run — it sees a message as soon as it arrives; new commands
+ * for the engine end such a wait too (SPIN_POKE), as a spinning thread
+ * would see them at its next poll. */
 #ifdef VELA_SIMULATED_MPI
 #define SPIN_YIELD() ((void) 0)
+#define SPIN_WAIT(us) vsg_mpi_wait_activity((us) * 1e-6)
+#define SPIN_POKE() vsg_mpi_poke()
+#define QUIET_POLLS 1
+#define SPIN_CHECK 1
 #else
 #define SPIN_YIELD() sched_yield()
+#define SPIN_WAIT(us) ((void) (us))
+#define SPIN_POKE() ((void) 0)
+#define QUIET_POLLS 64
+#define SPIN_CHECK 16
 #endif
 
 /* Whether this thread holds the engine lock. */
@@ -144,6 +160,7 @@ static int app_driving(void)
 static void wake_locked(void)
 {
 	starpu_pthread_cond_signal(&mpi.qcond);
+	SPIN_POKE();
 }
 
 /* ------------------------------------------------------------------ */
@@ -242,7 +259,7 @@ void req_complete(struct mreq *r, int result)
 static int drive(struct mreq *r)
 {
 	/* quiet: polls since the last activity; the clock is read only
-	 * after 64 of them (reading it costs as much as a poll). */
+	 * after QUIET_POLLS of them (reading it costs as much as a poll). */
 	unsigned quiet = 0, turns = 0;
 	double quiet_since = 0;
 	int pending = 0;
@@ -267,10 +284,15 @@ static int drive(struct mreq *r)
 			quiet = 0;
 			continue;
 		}
-		if (++quiet == 64)
+		if (++quiet == QUIET_POLLS)
 			quiet_since = now_us();
-		else if (quiet > 64 && quiet % 16 == 0 && now_us() - quiet_since >= mpi.spin_us)
-			return 1;	/* a long wait: the progression thread's back-off takes it */
+		if (quiet >= QUIET_POLLS && (quiet - QUIET_POLLS) % SPIN_CHECK == 0)
+		{
+			double left = mpi.spin_us - (now_us() - quiet_since);
+			if (left <= 0)
+				return 1;	/* a long wait: the progression thread's back-off takes it */
+			SPIN_WAIT(left);
+		}
 	}
 	return pending;
 }
@@ -1027,9 +1049,10 @@ static void *progress_main(void *arg)
 		 * looks again soon after the workers run short of tasks. */
 		double quiet = t - last;
 		int workers_busy = starpu_task_nready() > mpi.nworkers;
-		if (!driven && (moving || (!workers_busy && (++polls < 64 || quiet < mpi.spin_us))))
+		if (!driven && (moving || (!workers_busy && (++polls < QUIET_POLLS || quiet < mpi.spin_us))))
 		{
 			SPIN_YIELD();
+			SPIN_WAIT(mpi.spin_us - quiet);
 			continue;
 		}
 		starpu_pthread_mutex_lock(&mpi.qlock);
@@ -1076,6 +1099,7 @@ int prog_stop(void)
 	starpu_pthread_mutex_lock(&mpi.qlock);
 	__atomic_store_n(&P.stop_requested, 1, __ATOMIC_RELEASE);
 	starpu_pthread_cond_signal(&mpi.qcond);
+	SPIN_POKE();
 	starpu_pthread_mutex_unlock(&mpi.qlock);
 	starpu_pthread_join(P.thread, NULL);
 	/* Under the engine lock: a late waiter may still look at it. */

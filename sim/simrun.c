@@ -374,10 +374,27 @@ static int copy_for_rank(const char *src, const char *dst, int rank, int is_prog
 		rank_name(to, sizeof(to), libs[i].name, rank);
 		replace_all(data, size, libs[i].name, to);
 	}
+	struct elf e = { .data = data, .size = size, .eh = (Elf64_Ehdr *) data };
 	if (is_program)
-	{
-		struct elf e = { .data = data, .size = size, .eh = (Elf64_Ehdr *) data };
 		elf_clear_pie(&e);
+	/* Only what the loader maps: no section headers, symbols or debug
+	 * information (a rank's copies are loaded, never debugged from this
+	 * directory; --keep-temps keeps them whole). For 64 ranks this is
+	 * the difference between writing tens and hundreds of megabytes. */
+	if (!keep_temps && size >= sizeof(Elf64_Ehdr))
+	{
+		size_t end = 0;
+		Elf64_Phdr *ph = (Elf64_Phdr *) (data + e.eh->e_phoff);
+		for (unsigned i = 0; i < e.eh->e_phnum; i++)
+			if (ph[i].p_offset + ph[i].p_filesz > end)
+				end = ph[i].p_offset + ph[i].p_filesz;
+		if (end && end < size)
+		{
+			e.eh->e_shoff = 0;
+			e.eh->e_shnum = 0;
+			e.eh->e_shstrndx = SHN_UNDEF;
+			size = end;
+		}
 	}
 	ret = write_file(dst, data, size);
 	free(data);

@@ -62,6 +62,7 @@ struct courier;
 struct vsg_request
 {
 	int kind;
+	int rank;		/* whose request */
 	int complete;
 	MPI_Status st;
 	/* receives */
@@ -95,6 +96,9 @@ struct rank
 	unsigned long long *delivered;	/* per source: messages delivered */
 	struct msg **early;		/* per source: arrived before their turn */
 	struct courier *idle;		/* couriers of this rank's messages, waiting */
+	unsigned long activity;		/* requests of this rank completed so far */
+	int nwatching;			/* actors in vsg_mpi_wait_activity */
+	sg_cond_t activity_cond;
 };
 
 static struct rank *ranks;
@@ -102,6 +106,7 @@ static int nranks;
 static int tag_ub = INT_MAX;
 static sg_cond_t done_cond;
 static sg_mutex_t done_mutex;
+static int nwaiting;		/* actors in vsg_mpi_wait */
 /* Ibarrier: those waiting in the current round. */
 static struct vsg_request **barrier_reqs;
 static int barrier_n;
@@ -128,6 +133,7 @@ void simrun_mpi_setup(int np)
 		ranks[r].sent = calloc((size_t) np, sizeof(unsigned long long));
 		ranks[r].delivered = calloc((size_t) np, sizeof(unsigned long long));
 		ranks[r].early = calloc((size_t) np, sizeof(struct msg *));
+		ranks[r].activity_cond = sg_cond_init();
 		if (!ranks[r].sent || !ranks[r].delivered || !ranks[r].early)
 			die("setup", "out of memory");
 		char name[64];
@@ -452,7 +458,12 @@ EXPORT int vsg_mpi_get_processor_name(char *name, int *len)
 static void complete(struct vsg_request *q)
 {
 	q->complete = 1;
-	sg_cond_notify_all(done_cond);
+	struct rank *r = &ranks[q->rank];
+	r->activity++;
+	if (r->nwatching)
+		sg_cond_notify_all(r->activity_cond);
+	if (nwaiting)
+		sg_cond_notify_all(done_cond);
 }
 
 static int matches(const struct vsg_request *q, const struct msg *m)
@@ -635,6 +646,7 @@ static int post_send(const void *buf, int count, MPI_Datatype dt, int dest, int 
 	m->seq = ranks[src].sent[dest]++;
 	m->sreq = q;
 	q->kind = REQ_SEND;
+	q->rank = src;
 	q->m = m;
 	*req = q;
 	if (src == dest || !ranks[src].ram || !ranks[dest].ram)
@@ -670,6 +682,7 @@ EXPORT int vsg_mpi_irecv(void *buf, int count, MPI_Datatype dt, int source, int 
 	}
 	struct vsg_request *q = calloc(1, sizeof(*q));
 	q->kind = REQ_RECV;
+	q->rank = me;
 	q->buf = buf;
 	q->count = count;
 	q->dt = dt;
@@ -750,8 +763,10 @@ EXPORT int vsg_mpi_wait(MPI_Request *req, MPI_Status *st)
 	if (!*req)
 		return MPI_SUCCESS;
 	sg_mutex_lock(done_mutex);
+	nwaiting++;
 	while (!(*req)->complete)
 		sg_cond_wait(done_cond, done_mutex);
+	nwaiting--;
 	sg_mutex_unlock(done_mutex);
 	release(req, st);
 	return MPI_SUCCESS;
@@ -803,6 +818,38 @@ EXPORT int vsg_mpi_recv(void *buf, int count, MPI_Datatype dt, int source, int t
 	return ret ? ret : vsg_mpi_wait(&q, st);
 }
 
+EXPORT void vsg_mpi_poke(void)
+{
+	struct rank *r = &ranks[self_rank("vsg_mpi_poke")];
+	r->activity++;
+	if (r->nwatching)
+		sg_cond_notify_all(r->activity_cond);
+}
+
+/* A timed wait with a mutex nobody else takes: SimGrid 3.32 mishandles a
+ * timed wait that times out while its mutex is held elsewhere (os_sg.c). */
+EXPORT int vsg_mpi_wait_activity(double seconds)
+{
+	struct rank *r = &ranks[self_rank("vsg_mpi_wait_activity")];
+	unsigned long seen = r->activity;
+	if (seconds <= 0)
+		return 0;
+	double deadline = simgrid_get_clock() + seconds;
+	sg_mutex_t m = sg_mutex_init();
+	sg_mutex_lock(m);
+	r->nwatching++;
+	while (r->activity == seen)
+	{
+		double left = deadline - simgrid_get_clock();
+		if (left <= 0 || sg_cond_wait_for(r->activity_cond, m, left))
+			break;
+	}
+	r->nwatching--;
+	sg_mutex_unlock(m);
+	sg_mutex_destroy(m);
+	return r->activity != seen;
+}
+
 /* ------------------------------------------------------------------ */
 /* Barriers: a round completes when every rank has entered it. */
 
@@ -811,9 +858,10 @@ EXPORT int vsg_mpi_ibarrier(MPI_Comm comm, MPI_Request *req)
 	int ret = check_comm(comm, "MPI_Ibarrier");
 	if (ret)
 		return ret;
-	(void) self_rank("MPI_Ibarrier");
+	int me = self_rank("MPI_Ibarrier");
 	struct vsg_request *q = calloc(1, sizeof(*q));
 	q->kind = REQ_BARRIER;
+	q->rank = me;
 	*req = q;
 	barrier_reqs[barrier_n++] = q;
 	if (barrier_n == nranks)

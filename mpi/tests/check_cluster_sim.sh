@@ -79,17 +79,17 @@ golden() {
 	fi
 }
 run 2 "$tmp/c2" || problem "2 ranks failed"
-golden 2 0.004834345 0.004818 "$tmp/c2" "raw contexts"
+golden 2 0.005193383 0.004959 "$tmp/c2" "raw contexts"
 run 4 "$tmp/c4" || problem "4 ranks failed"
-golden 4 0.006874932 0.006838 "$tmp/c4" "raw contexts"
+golden 4 0.006986461 0.006747 "$tmp/c4" "raw contexts"
 
 # Wall time changes, the prediction does not: thread contexts, and a CPU hog.
 run 4 "$tmp/c4t" VELA_SIM_FACTORY=thread || problem "4 ranks on threads failed"
-golden 4 0.006874932 0.006838 "$tmp/c4t" "thread contexts"
+golden 4 0.006986461 0.006747 "$tmp/c4t" "thread contexts"
 sh -c 'while :; do :; done' &
 hog=$!
 run 2 "$tmp/c2h" || problem "2 ranks under load failed"
-golden 2 0.004834345 0.004818 "$tmp/c2h" "under a CPU hog"
+golden 2 0.005193383 0.004959 "$tmp/c2h" "under a CPU hog"
 kill $hog; wait $hog 2>/dev/null; hog=
 
 # Every rank its own runtime: a simulated non-MPI program (a tiled

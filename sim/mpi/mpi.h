@@ -167,6 +167,15 @@ int vsg_mpi_comm_free(MPI_Comm *comm);
 int vsg_mpi_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
 int vsg_mpi_allreduce(const void *in, void *out, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
 
+/* Not MPI: blocks the calling actor until a request of its rank completes
+ * or `seconds` of simulated time pass; 1 if something completed, else 0.
+ * What a thread spinning on MPI_Test achieves in a real run (libvela-mpi's
+ * spin phases use it in a simulated cluster). */
+int vsg_mpi_wait_activity(double seconds);
+/* Not MPI: ends the waits of vsg_mpi_wait_activity of the caller's rank
+ * (it has work for the thread that waits). */
+void vsg_mpi_poke(void);
+
 #ifdef __cplusplus
 }
 #endif
