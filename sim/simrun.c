@@ -606,6 +606,7 @@ static void remove_tmpdir(void)
 				break;
 		}
 	rmdir(tmpdir);
+	tmpdir[0] = '\0';
 }
 
 int main(int argc, char **argv)
@@ -732,6 +733,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: cannot make a temporary directory %s: %s\n", me, tmpdir, strerror(errno));
 		return 1;
 	}
+	/* Also when a rank calls exit(). */
+	atexit(remove_tmpdir);
 	simrun_mpi_setup(np);
 	for (int r = 0; r < np; r++)
 	{

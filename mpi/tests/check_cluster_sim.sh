@@ -12,7 +12,8 @@
 #   - each rank has its own runtime: a non-MPI simulated program run as 3
 #     ranks gives, on every rank, the makespan it has alone;
 #   - the stencil example completes on 4 ranks;
-#   - traces: one per rank (vela_trace_<user>_<rank>), each readable;
+#   - traces: one per rank (vela_trace_<user>_<rank>), each readable, and
+#     the traced run predicts the same time;
 # and bad input gets its message and exit code: more ranks than nodes, a
 # malformed platform (file:line), nodes without a route between them
 # (file:line), a node without RAM (file:line), a program that does not use
@@ -108,6 +109,7 @@ fi
 # a simulated run's (merging them is `vela trace`'s work).
 mkdir "$tmp/traces"
 run 2 "$tmp/ctr" STARPU_FXT_TRACE=1 STARPU_FXT_PREFIX="$tmp/traces" || problem "2 traced ranks failed"
+golden 2 0.005193383 0.004959 "$tmp/ctr" "traced: the same prediction"
 for r in 0 1; do
 	f=$(ls "$tmp/traces"/vela_trace_*_$r 2>/dev/null)
 	if [ -z "$f" ] || ! "$vela" trace stats "$f" >"$tmp/stats" 2>&1 || ! grep -q "simulated time" "$tmp/stats"; then
