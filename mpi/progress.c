@@ -289,7 +289,7 @@ static int drive(struct mreq *r)
 		if (quiet >= QUIET_POLLS && (quiet - QUIET_POLLS) % SPIN_CHECK == 0)
 		{
 			double left = mpi.spin_us - (now_us() - quiet_since);
-			if (left <= 0)
+			if (left < 0.01)	/* (clock rounding: under 10 ns is none) */
 				return 1;	/* a long wait: the progression thread's back-off takes it */
 			SPIN_WAIT(left);
 		}

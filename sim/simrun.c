@@ -11,7 +11,8 @@
  * of them — the files are copied into a temporary directory under names
  * unique to the rank, and the copies' references to one another renamed
  * to match (same length: "libvela" becomes the rank's seven digits), then
- * loaded with dlopen. The plugin copy that a rank's libvela loads finds
+ * loaded with dlopen; each rank's libvela is told to load the rank's copy
+ * of the plugin (vela_sim_set_plugin, sim/sim.h). That copy finds
  * that it runs inside this simulation and joins it (sim/boot.c), serving
  * the rank's node: its hosts are those named n<r>.<host>.
  *
@@ -461,11 +462,33 @@ static main_fn load_rank(int rank, char *err, size_t errsize)
 	}
 	/* Each rank's trace file is named after its rank, as StarPU-MPI's
 	 * are (vela_trace_<user>_<rank>): the ranks share one process id. */
-	rank_name(name, sizeof(name), "libvela.so.0", rank);
+	const char *core = NULL;
+	for (unsigned i = 0; i + 1 < nlibs && !core; i++)
+		if (!strncmp(libs[i].name, "libvela.so", 10))
+			core = libs[i].name;
+	if (!core)
+	{
+		snprintf(err, errsize, "%s does not link libvela itself (add it: $(pkg-config --libs vela))", program);
+		return NULL;
+	}
+	rank_name(name, sizeof(name), core, rank);
 	void *lv = dlopen(name, RTLD_NOW | RTLD_NOLOAD);
 	void (*set_id)(int) = lv ? (void (*)(int)) dlsym(lv, "starpu_profiling_set_id") : NULL;
 	if (set_id)
 		set_id(rank);
+	/* The rank's own copy of the plugin: libvela's default places (a
+	 * path compiled in, VELA_SIM_PLUGIN) would give every rank the same. */
+	void (*set_plugin)(const char *) = lv ? (void (*)(const char *)) dlsym(lv, "vela_sim_set_plugin") : NULL;
+	if (!set_plugin)
+	{
+		snprintf(err, errsize, "%s's libvela lacks vela_sim_set_plugin: it is older than this vela-simrun",
+			 program);
+		return NULL;
+	}
+	rank_name(name, sizeof(name), libs[nlibs - 1].name, rank);
+	char plug[PATH_MAX];
+	snprintf(plug, sizeof(plug), "%s/%s", tmpdir, name);
+	set_plugin(plug);
 	snprintf(dst, sizeof(dst), "%s/%0*d-program", tmpdir, PREFIX_LEN, rank);
 	if (copy_for_rank(program, dst, rank, 1, err, errsize))
 		return NULL;

@@ -455,6 +455,8 @@ EXPORT int vsg_mpi_get_processor_name(char *name, int *len)
 /* ------------------------------------------------------------------ */
 /* Point to point */
 
+/* May let other actors run (notifying is a simcall): callers touch
+ * neither q nor their lists' state after it. */
 static void complete(struct vsg_request *q)
 {
 	q->complete = 1;
@@ -489,16 +491,19 @@ static void match(struct vsg_request *q, struct msg *m)
 	}
 	if (m->data)
 		scatter(m->data, q->st.vsg_count, q->buf, q->count, q->dt);
-	complete(q);
-	m->matched = 1;
-	if (m->sreq && m->sync)
+	/* Everything done before the completions: each may let other actors
+	 * run (a notification is a simcall), which may free the requests. */
+	struct vsg_request *sq = m->sync ? m->sreq : NULL;
+	if (sq)
 	{
-		complete(m->sreq);
-		m->sreq->m = NULL;
+		sq->m = NULL;
 		m->sreq = NULL;
 	}
 	free(m->data);
 	free(m);
+	complete(q);
+	if (sq)
+		complete(sq);
 }
 
 /* m's turn has come at its destination. */
@@ -508,9 +513,10 @@ static void deliver(struct msg *m)
 	m->delivered = 1;
 	if (m->sreq && !m->sync)
 	{
-		complete(m->sreq);
-		m->sreq->m = NULL;
+		struct vsg_request *sq = m->sreq;
+		sq->m = NULL;
 		m->sreq = NULL;
+		complete(sq);	/* may let other actors run: m is still ours */
 	}
 	for (struct vsg_request **pq = &d->posted, *prev = NULL; *pq; prev = *pq, pq = &(*pq)->next)
 		if (matches(*pq, m))
@@ -834,6 +840,11 @@ EXPORT int vsg_mpi_wait_activity(double seconds)
 	unsigned long seen = r->activity;
 	if (seconds <= 0)
 		return 0;
+	/* At least 10 ns: a wait shorter than the engine's precision would
+	 * not move the clock, and a caller waiting out "the rest" of a window
+	 * computed in floating point would wait forever. */
+	if (seconds < 1e-8)
+		seconds = 1e-8;
 	double deadline = simgrid_get_clock() + seconds;
 	sg_mutex_t m = sg_mutex_init();
 	sg_mutex_lock(m);
@@ -866,9 +877,16 @@ EXPORT int vsg_mpi_ibarrier(MPI_Comm comm, MPI_Request *req)
 	barrier_reqs[barrier_n++] = q;
 	if (barrier_n == nranks)
 	{
-		for (int i = 0; i < barrier_n; i++)
-			complete(barrier_reqs[i]);
+		/* The next round may start while these complete (a completion
+		 * lets other actors run): take this one's requests first. */
+		struct vsg_request **round = malloc(sizeof(*round) * (size_t) nranks);
+		if (!round)
+			die("MPI_Ibarrier", "out of memory");
+		memcpy(round, barrier_reqs, sizeof(*round) * (size_t) nranks);
 		barrier_n = 0;
+		for (int i = 0; i < nranks; i++)
+			complete(round[i]);
+		free(round);
 	}
 	return MPI_SUCCESS;
 }

@@ -80,18 +80,31 @@ golden() {
 	fi
 }
 run 2 "$tmp/c2" || problem "2 ranks failed"
-golden 2 0.005193383 0.004959 "$tmp/c2" "raw contexts"
+golden 2 0.005193430 0.004959 "$tmp/c2" "raw contexts"
 run 4 "$tmp/c4" || problem "4 ranks failed"
-golden 4 0.006986461 0.006747 "$tmp/c4" "raw contexts"
+golden 4 0.006986473 0.006747 "$tmp/c4" "raw contexts"
 
 # Wall time changes, the prediction does not: thread contexts, and a CPU hog.
 run 4 "$tmp/c4t" VELA_SIM_FACTORY=thread || problem "4 ranks on threads failed"
-golden 4 0.006986461 0.006747 "$tmp/c4t" "thread contexts"
+golden 4 0.006986473 0.006747 "$tmp/c4t" "thread contexts"
 sh -c 'while :; do :; done' &
 hog=$!
 run 2 "$tmp/c2h" || problem "2 ranks under load failed"
-golden 2 0.005193383 0.004959 "$tmp/c2h" "under a CPU hog"
+golden 2 0.005193430 0.004959 "$tmp/c2h" "under a CPU hog"
 kill $hog; wait $hog 2>/dev/null; hog=
+
+# With the runtime's default overhead costs (ranks' threads interleave
+# otherwise): it completes, twice the same.
+run 2 "$tmp/d1" -u STARPU_SIMGRID_TASK_SUBMIT_COST -u STARPU_SIMGRID_SCHED_COST -u STARPU_SIMGRID_FETCHING_INPUT_COST ||
+	problem "2 ranks with the default costs failed"
+run 2 "$tmp/d2" -u STARPU_SIMGRID_TASK_SUBMIT_COST -u STARPU_SIMGRID_SCHED_COST -u STARPU_SIMGRID_FETCHING_INPUT_COST ||
+	problem "2 ranks with the default costs failed (again)"
+d1=$(grep "simulated time" "$tmp/d1") d2=$(grep "simulated time" "$tmp/d2")
+if [ -z "$d1" ] || [ "$d1" != "$d2" ]; then
+	problem "default costs: '$d1' then '$d2'"; cat "$tmp/d1" "$tmp/d2"
+else
+	echo "ok: default costs, twice: $d1"
+fi
 
 # Every rank its own runtime: a simulated non-MPI program (a tiled
 # Cholesky's task graph) gives on each of 3 ranks what it gives alone.
@@ -109,7 +122,7 @@ fi
 # a simulated run's (merging them is `vela trace`'s work).
 mkdir "$tmp/traces"
 run 2 "$tmp/ctr" STARPU_FXT_TRACE=1 STARPU_FXT_PREFIX="$tmp/traces" || problem "2 traced ranks failed"
-golden 2 0.005193383 0.004959 "$tmp/ctr" "traced: the same prediction"
+golden 2 0.005193430 0.004959 "$tmp/ctr" "traced: the same prediction"
 for r in 0 1; do
 	f=$(ls "$tmp/traces"/vela_trace_*_$r 2>/dev/null)
 	if [ -z "$f" ] || ! "$vela" trace stats "$f" >"$tmp/stats" 2>&1 || ! grep -q "simulated time" "$tmp/stats"; then
