@@ -13,7 +13,10 @@
  *    handle's owner rank, tag and cache state and never sees a reused
  *    address as the old handle;
  *  - the reduction methods of a handle (starpu_mpi_redux_data folds the
- *    contributions of other ranks with the handle's redux_cl).
+ *    contributions of other ranks with the handle's redux_cl);
+ *  - a condition wait bounded by a duration rather than a wall-clock
+ *    date (the progression thread's back-off; in a simulation the
+ *    duration is simulated time, and the same in every run).
  * Applications need none of it; names are vela_* so that they never clash
  * with StarPU's.
  */
@@ -23,6 +26,7 @@
 #include <stdarg.h>
 #include <starpu_data.h>
 #include <starpu_task.h>
+#include <starpu_thread.h>
 
 #ifdef __cplusplus
 extern "C"
@@ -45,6 +49,10 @@ void vela_data_set_unregister_hook(starpu_data_handle_t handle, void (*hook)(sta
 /* The codelets given to starpu_data_set_reduction_methods (NULL when
  * none); either pointer may be NULL. */
 void vela_data_get_reduction_methods(starpu_data_handle_t handle, struct starpu_codelet **redux_cl, struct starpu_codelet **init_cl);
+
+/* starpu_pthread_cond_timedwait for at most us microseconds of the
+ * runtime's clock (simulated time in a simulation): 0, or ETIMEDOUT. */
+int vela_cond_timedwait_us(starpu_pthread_cond_t *cond, starpu_pthread_mutex_t *mutex, double us);
 
 #ifdef __cplusplus
 }

@@ -44,6 +44,33 @@
 #include <starpu_mpi.h>
 #include <vela_extension.h>
 
+/* Per-thread variables (MPI_TLS(type, name): name_get(), name_set(v)).
+ * In a simulated cluster (sim/mpi/mpi.h) every actor — each of a rank's
+ * threads — runs on the process's one OS thread, so a __thread variable
+ * would be shared by all of them; there, the runtime's per-thread keys
+ * (per actor) hold them, made on first use (actors run one at a time). */
+#ifdef VELA_SIMULATED_MPI
+#define MPI_TLS(type, name) \
+	static starpu_pthread_key_t name##_key; \
+	static int name##_key_made; \
+	static inline starpu_pthread_key_t name##_k(void) \
+	{ \
+		if (!name##_key_made) \
+		{ \
+			starpu_pthread_key_create(&name##_key, NULL); \
+			name##_key_made = 1; \
+		} \
+		return name##_key; \
+	} \
+	static inline type name##_get(void) { return (type) (intptr_t) starpu_pthread_getspecific(name##_k()); } \
+	static inline void name##_set(type v) { starpu_pthread_setspecific(name##_k(), (void *) (intptr_t) v); }
+#else
+#define MPI_TLS(type, name) \
+	static __thread type name##_tls; \
+	static inline type name##_get(void) { return name##_tls; } \
+	static inline void name##_set(type v) { name##_tls = v; }
+#endif
+
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>

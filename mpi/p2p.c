@@ -48,14 +48,14 @@ int p2p_check(const struct mp2p *p, struct mcomm **cp)
 /* The receive whose data this thread is acquiring in p2p_submit: its
  * callback, when it runs at once in this thread, leaves the rest to
  * p2p_submit (one pass in the engine for both commands). */
-static __thread struct mreq *submitting;
+MPI_TLS(struct mreq *, submitting)
 
 static void acquired(void *arg)
 {
 	struct mreq *r = arg;
 	if (r->type == MREQ_SEND && post_now(r))
 		return;	/* r may be gone already */
-	if (r == submitting)
+	if (r == submitting_get())
 	{
 		r->sync_ready = 1;
 		return;
@@ -89,11 +89,11 @@ int p2p_submit(const struct mp2p *p, starpu_mpi_req *req)
 		*req = r;
 	/* A receive enters matching after its acquisition is asked for:
 	 * the engine copes with either order of its commands. */
-	submitting = p->type == MREQ_RECV ? r : NULL;
+	submitting_set(p->type == MREQ_RECV ? r : NULL);
 	ret = starpu_data_acquire_on_node_cb_sequential_consistency(p->handle, STARPU_MAIN_RAM,
 								     p->type == MREQ_SEND ? STARPU_R : STARPU_W,
 								     acquired, r, p->seq_consistency);
-	submitting = NULL;
+	submitting_set(NULL);
 	if (ret)
 	{
 		/* The handle is not usable (unregistered?). Its number was

@@ -47,8 +47,43 @@
 #include <string.h>
 #include <time.h>
 
+/* Whether data in flight needs this thread to keep polling: with Open
+ * MPI, large messages move only while MPI is called; in a simulated
+ * cluster they move by themselves (and a poll takes no simulated time, so
+ * polling until they arrive would never end). */
+#ifdef VELA_SIMULATED_MPI
+#define DATA_NEEDS_POLLS(ndata) ((void) (ndata), 0)
+#else
+#define DATA_NEEDS_POLLS(ndata) ((ndata) > 0)
+#endif
+
+/* Spinning. With Open MPI a thread that expects a message soon polls
+ * for it for spin_us, yielding now and then (the peer may share its
+ * core), after QUIET_POLLS polls without activity it starts reading the
+ * clock, every SPIN_CHECK polls. In a simulated cluster a poll takes no
+ * simulated time and nothing completes while an actor runs, so one quiet
+ * poll says all there is: the thread instead waits until something of its
+ * rank completes, or the rest of the spin window passes (simulated time,
+ * vsg_mpi_wait_activity: sim/mpi/mpi.h), which is what spinning achieves
+ * in a real run — it sees a message as soon as it arrives; new commands
+ * for the engine end such a wait too (SPIN_POKE), as a spinning thread
+ * would see them at its next poll. */
+#ifdef VELA_SIMULATED_MPI
+#define SPIN_YIELD() ((void) 0)
+#define SPIN_WAIT(us) vsg_mpi_wait_activity((us) * 1e-6)
+#define SPIN_POKE() vsg_mpi_poke()
+#define QUIET_POLLS 1
+#define SPIN_CHECK 1
+#else
+#define SPIN_YIELD() sched_yield()
+#define SPIN_WAIT(us) ((void) (us))
+#define SPIN_POKE() ((void) 0)
+#define QUIET_POLLS 64
+#define SPIN_CHECK 16
+#endif
+
 /* Whether this thread holds the engine lock. */
-static __thread int in_engine;
+MPI_TLS(int, in_engine)
 
 static struct
 {
@@ -88,12 +123,12 @@ static double now_us(void)
 
 int engine_held(void)
 {
-	return in_engine;
+	return in_engine_get();
 }
 
 int engine_try_enter(void)
 {
-	if (in_engine || !__atomic_load_n(&P.running, __ATOMIC_ACQUIRE))
+	if (in_engine_get() || !__atomic_load_n(&P.running, __ATOMIC_ACQUIRE))
 		return 0;
 	if (starpu_pthread_mutex_trylock(&mpi.elock))
 		return 0;
@@ -103,13 +138,13 @@ int engine_try_enter(void)
 		starpu_pthread_mutex_unlock(&mpi.elock);
 		return 0;
 	}
-	in_engine = 1;
+	in_engine_set(1);
 	return 1;
 }
 
 void engine_leave(void)
 {
-	in_engine = 0;
+	in_engine_set(0);
 	starpu_pthread_mutex_unlock(&mpi.elock);
 }
 
@@ -125,6 +160,7 @@ static int app_driving(void)
 static void wake_locked(void)
 {
 	starpu_pthread_cond_signal(&mpi.qcond);
+	SPIN_POKE();
 }
 
 /* ------------------------------------------------------------------ */
@@ -223,7 +259,7 @@ void req_complete(struct mreq *r, int result)
 static int drive(struct mreq *r)
 {
 	/* quiet: polls since the last activity; the clock is read only
-	 * after 64 of them (reading it costs as much as a poll). */
+	 * after QUIET_POLLS of them (reading it costs as much as a poll). */
 	unsigned quiet = 0, turns = 0;
 	double quiet_since = 0;
 	int pending = 0;
@@ -233,7 +269,7 @@ static int drive(struct mreq *r)
 		if (engine_try_enter())
 		{
 			did = engine_poll();
-			moving = P.ndata > 0;
+			moving = DATA_NEEDS_POLLS(P.ndata);
 			pending = P.n > P.nlisten;
 			engine_leave();
 		}
@@ -242,16 +278,21 @@ static int drive(struct mreq *r)
 		 * off the core until the scheduler's next preemption,
 		 * hundreds of microseconds. */
 		if (++turns % 32 == 0)
-			sched_yield();
+			SPIN_YIELD();
 		if (did || moving)
 		{
 			quiet = 0;
 			continue;
 		}
-		if (++quiet == 64)
+		if (++quiet == QUIET_POLLS)
 			quiet_since = now_us();
-		else if (quiet > 64 && quiet % 16 == 0 && now_us() - quiet_since >= mpi.spin_us)
-			return 1;	/* a long wait: the progression thread's back-off takes it */
+		if (quiet >= QUIET_POLLS && (quiet - QUIET_POLLS) % SPIN_CHECK == 0)
+		{
+			double left = mpi.spin_us - (now_us() - quiet_since);
+			if (left < 0.01)	/* (clock rounding: under 10 ns is none) */
+				return 1;	/* a long wait: the progression thread's back-off takes it */
+			SPIN_WAIT(left);
+		}
 	}
 	return pending;
 }
@@ -338,15 +379,15 @@ int prog_call(void (*fn)(void *), void *arg)
 {
 	/* Before the engine starts and after it stops nobody else calls
 	 * MPI; in between, the engine lock serialises the calls. */
-	if (in_engine)
+	if (in_engine_get())
 	{
 		fn(arg);
 		return 0;
 	}
 	starpu_pthread_mutex_lock(&mpi.elock);
-	in_engine = 1;
+	in_engine_set(1);
 	fn(arg);
-	in_engine = 0;
+	in_engine_set(0);
 	starpu_pthread_mutex_unlock(&mpi.elock);
 	return 0;
 }
@@ -942,7 +983,7 @@ static int progress_turn(int stop, double *last_shutdown_progress, int *moving)
 			*last_shutdown_progress = t;
 		}
 	}
-	*moving = P.ndata > 0;
+	*moving = DATA_NEEDS_POLLS(P.ndata);
 	return did;
 }
 
@@ -950,14 +991,14 @@ static void *progress_main(void *arg)
 {
 	(void) arg;
 	starpu_pthread_mutex_lock(&mpi.elock);
-	in_engine = 1;
+	in_engine_set(1);
 	starpu_pthread_mutex_lock(&mpi.lock);
 	struct mcomm *comms = mpi.comms;
 	starpu_pthread_mutex_unlock(&mpi.lock);
 	for (struct mcomm *c = comms; c; c = c->next)
 		listen_comm(c);
 	__atomic_store_n(&P.running, 1, __ATOMIC_RELEASE);
-	in_engine = 0;
+	in_engine_set(0);
 	starpu_pthread_mutex_unlock(&mpi.elock);
 	starpu_pthread_mutex_lock(&mpi.qlock);
 	P.started = 1;
@@ -981,9 +1022,9 @@ static void *progress_main(void *arg)
 		if (!driven || stop)
 		{
 			starpu_pthread_mutex_lock(&mpi.elock);
-			in_engine = 1;
+			in_engine_set(1);
 			did = progress_turn(stop, &last_shutdown_progress, &moving);
-			in_engine = 0;
+			in_engine_set(0);
 			starpu_pthread_mutex_unlock(&mpi.elock);
 			if (did < 0)
 				break;
@@ -1008,9 +1049,10 @@ static void *progress_main(void *arg)
 		 * looks again soon after the workers run short of tasks. */
 		double quiet = t - last;
 		int workers_busy = starpu_task_nready() > mpi.nworkers;
-		if (!driven && (moving || (!workers_busy && (++polls < 64 || quiet < mpi.spin_us))))
+		if (!driven && (moving || (!workers_busy && (++polls < QUIET_POLLS || quiet < mpi.spin_us))))
 		{
-			sched_yield();
+			SPIN_YIELD();
+			SPIN_WAIT(mpi.spin_us - quiet);
 			continue;
 		}
 		starpu_pthread_mutex_lock(&mpi.qlock);
@@ -1025,12 +1067,7 @@ static void *progress_main(void *arg)
 			sleep_us = cap;
 		if ((driven || !mpi.qhead) && P.stop_requested == stop)
 		{
-			struct timespec ts;
-			clock_gettime(CLOCK_REALTIME, &ts);
-			long long ns = ts.tv_nsec + (long long) (sleep_us * 1e3);
-			ts.tv_sec += ns / 1000000000;
-			ts.tv_nsec = ns % 1000000000;
-			starpu_pthread_cond_timedwait(&mpi.qcond, &mpi.qlock, &ts);
+			vela_cond_timedwait_us(&mpi.qcond, &mpi.qlock, sleep_us);
 		}
 		starpu_pthread_mutex_unlock(&mpi.qlock);
 	}
@@ -1062,6 +1099,7 @@ int prog_stop(void)
 	starpu_pthread_mutex_lock(&mpi.qlock);
 	__atomic_store_n(&P.stop_requested, 1, __ATOMIC_RELEASE);
 	starpu_pthread_cond_signal(&mpi.qcond);
+	SPIN_POKE();
 	starpu_pthread_mutex_unlock(&mpi.qlock);
 	starpu_pthread_join(P.thread, NULL);
 	/* Under the engine lock: a late waiter may still look at it. */

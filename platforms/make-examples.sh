@@ -238,3 +238,21 @@ HDR
 } >"$here/cluster-4slaves.platform.v4.xml"
 echo "wrote $here/epyc2-4xa100-pcie.platform.v4.xml $here/dgx-a100.platform.v4.xml $here/epyc-12core.platform.v4.xml"
 echo "wrote $here/cluster-4slaves.platform.v4.xml"
+
+# Clusters (vela-simrun, sim/README.md "Clusters"), by make-cluster.py.
+python3 "$here/make-cluster.py" --nodes 16 --node "$here/epyc2-4xa100-pcie.platform.v4.xml" \
+	--bandwidth 25GBps --latency 1us --name cluster-16x-epyc2-4xa100-hdr \
+	--source "Network: InfiniBand HDR, 200 Gb/s per port each way = 25 GB/s (NVIDIA ConnectX-6 VPI and" \
+	--source "Quantum HDR switch datasheets); the 16 nodes on one 40-port HDR switch (non-blocking)." \
+	--source "Latency 1 us node to node: ASSUMPTION (NVIDIA quotes about 0.6 us MPI latency for" \
+	--source "ConnectX-6 and 130 ns per switch; rounded up for the software stack)." \
+	-o "$here/cluster-16x-epyc2-4xa100-hdr.platform.v4.xml"
+python3 "$here/make-cluster.py" --nodes 64 --node "$here/epyc-12core.platform.v4.xml" \
+	--bandwidth 25Gbps --latency 10us --topology fat-tree --leaf-size 16 --oversubscription 2 \
+	--hop-latency 1us --name cluster-64x-epyc-12core-25gbe \
+	--source "Network: 25 Gigabit Ethernet (IEEE 802.3by), 25 Gb/s each way per node; leaf switches of 16" \
+	--source "nodes with 2 x 100 GbE uplinks to the spine (oversubscription 400:200 = 2), a common design." \
+	--source "Latencies: ASSUMPTIONS, 10 us node to node within a leaf (MPI over TCP on 25 GbE)," \
+	--source "1 us more each way through the spine." \
+	-o "$here/cluster-64x-epyc-12core-25gbe.platform.v4.xml"
+echo "wrote $here/cluster-16x-epyc2-4xa100-hdr.platform.v4.xml $here/cluster-64x-epyc-12core-25gbe.platform.v4.xml"

@@ -29,6 +29,20 @@ static int engine_started;
 /* The platform's devices, found once the platform is loaded. */
 static struct sim_device devices[SG_MAX_DEVICES];
 static unsigned ndevices;
+/* Joined (a rank of a simulated cluster, sim/simrun.c): this copy of the
+ * plugin serves one node of a platform the launcher loaded, whose hosts
+ * are named <prefix><host> ("n3.CPU0", "n3.RAM"). Empty otherwise. */
+static int joined;
+static char host_prefix[64];
+
+sg_host_t sg_host_named(const char *name)
+{
+	if (!host_prefix[0])
+		return sg_host_by_name(name);
+	char full[160];
+	snprintf(full, sizeof(full), "%s%s", host_prefix, name);
+	return sg_host_by_name(full);
+}
 
 unsigned sg_ncpus(void)
 {
@@ -44,7 +58,7 @@ unsigned sg_devices(struct sim_device *out, unsigned max)
 
 ssize_t sg_host_memsize(const char *host)
 {
-	sg_host_t h = sg_host_by_name(host);
+	sg_host_t h = sg_host_named(host);
 	const char *mem = h ? sg_host_get_property_value(h, "memsize") : NULL;
 	if (!mem)
 		return -1;
@@ -62,7 +76,7 @@ static int find_devices(const struct sim_boot *b, const char *prefix, int arch, 
 	{
 		char name[32];
 		snprintf(name, sizeof(name), "%s%u", prefix, k);
-		sg_host_t h = sg_host_by_name(name);
+		sg_host_t h = sg_host_named(name);
 		if (!h)
 			break;
 		if (ndevices == SG_MAX_DEVICES)
@@ -82,7 +96,7 @@ static int find_devices(const struct sim_boot *b, const char *prefix, int arch, 
 		{
 			char core[48];
 			snprintf(core, sizeof(core), "%s_CPU%u", name, d->ncores);
-			if (!sg_host_by_name(core))
+			if (!sg_host_named(core))
 				break;
 			d->ncores++;
 		}
@@ -110,6 +124,8 @@ static int find_devices(const struct sim_boot *b, const char *prefix, int arch, 
 	}
 	return 0;
 }
+
+static int platform_scan(const struct sim_boot *b, char *err, size_t errsize);
 
 /* SimGrid's argv: ours, never the application's. */
 static int engine_start(const struct sim_boot *b, const char *factory, void (*maestro)(void *), char *err,
@@ -157,19 +173,26 @@ static int engine_start(const struct sim_boot *b, const char *factory, void (*ma
 			      "beside it)" : "");
 		return -EINVAL;
 	}
+	return platform_scan(b, err, errsize);
+}
+
+/* The CPU workers, devices and main host of the platform (of this node's
+ * hosts, when joined). */
+static int platform_scan(const struct sim_boot *b, char *err, size_t errsize)
+{
 	ncpus = 0;
 	char name[32];
 	for (;;)
 	{
 		snprintf(name, sizeof(name), "CPU%u", ncpus);
-		if (!sg_host_by_name(name))
+		if (!sg_host_named(name))
 			break;
 		ncpus++;
 	}
 	if (ncpus == 0)
 	{
-		snprintf(err, errsize, "the simulated platform %s has no CPU0 host (CPU<k> hosts define the CPU workers)",
-			 b->platform);
+		snprintf(err, errsize, "the simulated platform %s has no %sCPU0 host (CPU<k> hosts define the CPU workers)",
+			 b->platform, host_prefix);
 		return -EINVAL;
 	}
 	ndevices = 0;
@@ -182,9 +205,9 @@ static int engine_start(const struct sim_boot *b, const char *factory, void (*ma
 #endif
 	if (ret)
 		return ret;
-	main_host = sg_host_by_name("MAIN");
+	main_host = sg_host_named("MAIN");
 	if (!main_host)
-		main_host = sg_host_by_name("CPU0");
+		main_host = sg_host_named("CPU0");
 	return 0;
 }
 
@@ -281,8 +304,37 @@ static int platform_check_in_child(const struct sim_boot *b, char *err, size_t e
 	return -EINVAL;
 }
 
+/* Join: the calling thread is already an actor of a running simulation
+ * (a rank that sim/simrun.c started on host <node>.MAIN): no engine to
+ * start, the platform is loaded; this node's hosts are those whose name
+ * starts like the actor's host, up to its last '.'. */
+static int boot_join(const struct sim_boot *b, char *err, size_t errsize)
+{
+	const char *hn = sg_host_get_name(sg_host_self());
+	const char *dot = strrchr(hn, '.');
+	size_t n = dot ? (size_t) (dot - hn) + 1 : 0;
+	if (n >= sizeof(host_prefix))
+	{
+		snprintf(err, errsize, "the simulated node of host '%s' has too long a name", hn);
+		return -EINVAL;
+	}
+	memcpy(host_prefix, hn, n);
+	host_prefix[n] = '\0';
+	engine_started = joined = 1;
+	sg_self_configure();
+	int ret = platform_scan(b, err, errsize);
+	if (ret)
+		return ret;
+	main_thread.actor = sg_actor_self();
+	sg_actor_self_set_data(&main_thread);
+	sg_core->set_backend(&os_sg_ops);
+	return 0;
+}
+
 int sg_boot_attach(const struct sim_boot *b, char *err, size_t errsize)
 {
+	if (sg_in_running_actor())
+		return boot_join(b, err, errsize);
 	int ret = platform_check_in_child(b, err, errsize);
 	if (ret)
 		return ret;
@@ -297,6 +349,8 @@ int sg_boot_attach(const struct sim_boot *b, char *err, size_t errsize)
 
 void sg_detach(void)
 {
+	if (joined)
+		return;	/* the launcher owns the engine */
 	/* Blocks until maestro's simgrid_run() returns. */
 	sg_actor_detach();
 	sg_over = 1;

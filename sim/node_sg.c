@@ -56,7 +56,7 @@ static sg_host_t node_host(unsigned node)
 	char name[32];
 	if (sg_core->node_host(node, name, sizeof(name)))
 		return NULL;
-	return sg_host_by_name(name);
+	return sg_host_named(name);
 }
 
 static int transfer(unsigned src_node, unsigned dst_node, size_t bytes)
@@ -115,7 +115,7 @@ const struct drv_node_ops drv_sg_device_node_ops = {
 /* The route's links, for its bottleneck and its latency. */
 int sg_route(const char *src_host, const char *dst_host, double *bandwidth, double *latency)
 {
-	sg_host_t from = sg_host_by_name(src_host), to = sg_host_by_name(dst_host);
+	sg_host_t from = sg_host_named(src_host), to = sg_host_named(dst_host);
 	if (!from || !to)
 		return -ENOENT;
 	xbt_dynar_t links = xbt_dynar_new(sizeof(sg_link_t), NULL);

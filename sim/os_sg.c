@@ -47,7 +47,7 @@ struct sg_cond_st
 	uint32_t magic;
 	uint32_t nwaiters;
 	uint64_t seq;			/* signals given so far */
-	sg_mutex_t m;			/* NULL until the first wait */
+	sg_mutex_t m;			/* NULL until the first wait (cond_notify) */
 	sg_cond_t c;
 };
 
@@ -142,6 +142,11 @@ static void trampoline(int argc, char **argv)
 	sg_self_enter(t);
 	t->ret = t->fn(t->arg);
 	run_key_destructors(t);
+	if (t->wait_mutex)
+	{
+		sg_mutex_destroy(t->wait_mutex);
+		t->wait_mutex = NULL;
+	}
 	sg_self_leave(t);
 	if (t->detached)
 	{
@@ -156,7 +161,7 @@ static int sg_thread_create(os_thread_t *thread, const struct os_thread_attr *at
 	sg_host_t host = sg_host_self();
 	if (attr && attr->host)
 	{
-		host = sg_host_by_name(attr->host);
+		host = sg_host_named(attr->host);
 		if (!host)
 		{
 			fprintf(stderr, "[vela] error: cannot start thread '%s': the simulated platform has no host '%s'\n",
@@ -444,6 +449,14 @@ static int sg_cond_destroy_(os_cond_t *cond)
 	return 0;
 }
 
+/* Untimed waiters wait with the condition's SimGrid mutex, which the
+ * notifier takes too; a timed waiter waits with a mutex of its own
+ * (struct sg_thread's wait_mutex), which nobody else ever locks: SimGrid
+ * 3.32 mishandles a timed wait that times out while its mutex is held by
+ * another actor (the waiter returns without owning it, then "Cannot
+ * release that mutex: you're not the owner"). Either kind checks the
+ * condition's sequence number after locking and before waiting, with no
+ * simcall in between, so no notification is lost. */
 static void cond_notify(struct sg_cond_st *c, int all)
 {
 	c->seq++;
@@ -493,25 +506,28 @@ static int cond_wait_common(os_cond_t *cond, os_mutex_t *mutex, double deadline_
 		c->m = sg_mutex_init();
 		c->c = sg_cond_init();
 	}
+	if (timed && !me->wait_mutex)
+		me->wait_mutex = sg_mutex_init();
+	sg_mutex_t wm = timed ? me->wait_mutex : c->m;
 	unsigned depth = m->depth;
 	unsigned long seq = c->seq;
 	c->nwaiters++;
 	m->depth = 0;
 	mutex_release(m);
 	int timedout = 0;
-	sg_mutex_lock(c->m);
+	sg_mutex_lock(wm);
 	while (c->seq == seq && !timedout)
 	{
 		if (!timed)
-			sg_cond_wait(c->c, c->m);
+			sg_cond_wait(c->c, wm);
 		else
 		{
 			double left = deadline_s - simgrid_get_clock();
-			timedout = left <= 0 || sg_cond_wait_for(c->c, c->m, left);
+			timedout = left <= 0 || sg_cond_wait_for(c->c, wm, left);
 		}
 	}
 	c->nwaiters--;
-	sg_mutex_unlock(c->m);
+	sg_mutex_unlock(wm);
 	mutex_acquire(m, me);
 	m->depth = depth;
 	return timedout && c->seq == seq ? ETIMEDOUT : 0;

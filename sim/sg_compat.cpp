@@ -4,6 +4,7 @@
 #include <simgrid/host.h>
 #include <xbt/dynar.h>
 #include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
 
 #include <cstdio>
 #include <exception>
@@ -17,6 +18,14 @@ extern "C" struct sg_thread *sg_self(void)
 	if (a == nullptr || simgrid::s4u::Actor::is_maestro())
 		return nullptr;
 	return a->get_data<struct sg_thread>();
+}
+
+extern "C" int sg_in_running_actor(void)
+{
+	if (!simgrid::s4u::Engine::is_initialized())
+		return 0;
+	simgrid::s4u::Actor *a = simgrid::s4u::Actor::self();
+	return a != nullptr && !simgrid::s4u::Actor::is_maestro();
 }
 
 extern "C" int sg_load_platform(const char *path, char *err, size_t errsize)

@@ -13,6 +13,7 @@
 #include <simgrid/actor.h>
 #include <stdint.h>
 #include <simgrid/host.h>
+#include <simgrid/mutex.h>
 #include <xbt/dynar.h>
 #include <stddef.h>
 
@@ -40,6 +41,9 @@ struct sg_thread
 	 * ([win_lo, win_hi); 0, 0: unknown), for sg_self_fast (os_sg.c). */
 	uintptr_t win_lo, win_hi;
 	void *keys[SG_MAX_KEYS];
+	/* The SimGrid mutex of this thread's timed condition waits
+	 * (os_sg.c, cond_notify), made on its first: never contended. */
+	sg_mutex_t wait_mutex;
 };
 
 /* The calling actor is found by stack address before asking SimGrid
@@ -73,6 +77,10 @@ void sg_detach(void);
 unsigned sg_ncpus(void);
 unsigned sg_devices(struct sim_device *out, unsigned max);
 ssize_t sg_host_memsize(const char *host);
+/* The host of this runtime's node named `name` ("CPU0", "RAM"): the
+ * platform's host of that name, or, in a rank of a simulated cluster, of
+ * its node's prefix and that name. */
+sg_host_t sg_host_named(const char *name);
 
 /* sg_compat.cpp: what the C API of SimGrid 3.32 lacks. */
 /* The calling actor's struct sg_thread; NULL outside any actor (a plain
@@ -80,6 +88,9 @@ ssize_t sg_host_memsize(const char *host);
 struct sg_thread *sg_self(void);
 /* simgrid_load_platform without letting a C++ exception through: 0, or -1
  * with SimGrid's reason in err. */
+/* Whether the calling thread is an actor of a simulation already running
+ * (not maestro, not a plain thread). */
+int sg_in_running_actor(void);
 int sg_load_platform(const char *path, char *err, size_t errsize);
 /* sg_host_get_route without letting an exception through: 0 and the
  * route's links appended to links (a dynar of sg_link_t), or -1 when the

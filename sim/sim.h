@@ -128,4 +128,10 @@ struct sim_plugin
 /* The symbol libvela looks up in the plugin. */
 extern const struct sim_plugin vela_sim_plugin;
 
+/* Exported by libvela for launchers that load several copies of it in one
+ * process (vela-simrun, sim/simrun.c): the plugin this copy loads when
+ * simulation starts, before VELA_SIM_PLUGIN and the default places, so
+ * that each copy gets its own plugin (and its own plugin state). */
+void vela_sim_set_plugin(const char *path);
+
 #endif /* VELA_SIM_H */

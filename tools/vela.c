@@ -48,6 +48,7 @@ static const struct
 	{ "trace", vela_trace },
 	{ "replay", vela_replay },
 	{ "sched-eval", vela_sched_eval },
+	{ "simrun", vela_simrun },
 };
 
 static void usage(FILE *f)
@@ -70,6 +71,9 @@ static void usage(FILE *f)
 		"                       or scheduler and print the makespan\n"
 		"  sched-eval           compare scheduling policies in simulation over platforms\n"
 		"                       and GPU counts: tables, HTML report, JSON, CI verdicts\n"
+		"  simrun -np N --platform CLUSTER.xml PROGRAM [ARGS]\n"
+		"                       simulate N ranks of a StarPU-MPI program on a cluster\n"
+		"                       (vela-simrun; sim/README.md, \"Clusters\")\n"
 		"\n"
 		"`vela COMMAND --help` describes a command. Models and bus files live under\n"
 		"$STARPU_PERF_MODEL_DIR (default $STARPU_HOME/.starpu/sampling), named after\n"

@@ -15,6 +15,8 @@
 #define VELA_EXIT_USAGE 2
 
 int vela_machine(int argc, char **argv);
+/* simrun_cmd.c: runs vela-simrun (simulated clusters). */
+int vela_simrun(int argc, char **argv);
 int vela_calibrate_bus(int argc, char **argv);
 int vela_perfmodel(int argc, char **argv);
 int vela_perfmodel_plot(int argc, char **argv);

@@ -5,8 +5,11 @@
  * starpu_mpi_task_insert and executes the tasks writing its tiles. Rank 0
  * then gathers L and checks it against LAPACK's dpotrf of the whole matrix.
  *
- *   mpirun -np 4 ./cholesky [-n N] [-b BS] [-p P] [-no-check]
+ *   mpirun -np 4 ./cholesky [-n N] [-b BS] [-p P] [-no-check] [-no-init]
  *
+ * -no-init leaves the tiles' values unwritten (implies -no-check): for
+ * simulated runs (vela simrun), where kernels do not run, so that large
+ * matrices cost no memory.
  * Prints the time and GFlop/s of the factorization (from the first task
  * submitted to the last one done, every rank included).
  */
@@ -23,7 +26,7 @@ extern void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, i
 extern void openblas_set_num_threads(int num_threads);
 
 static int n = 1024, bs = 128, nt, P, Q, rank, size;
-static int potrf_failed;
+static int potrf_failed, do_init = 1;
 
 /* A symmetric positive definite matrix, the same on every rank: a Hilbert
  * matrix plus n on the diagonal. */
@@ -69,10 +72,18 @@ static void gemm_cpu(void *buffers[], void *arg)
 		    1.0, (double *) STARPU_MATRIX_GET_PTR(buffers[2]), (int) STARPU_MATRIX_GET_LD(buffers[2]));
 }
 
-static struct starpu_codelet potrf_cl = { .cpu_funcs = { potrf_cpu }, .nbuffers = 1, .modes = { STARPU_RW }, .name = "potrf" };
-static struct starpu_codelet trsm_cl = { .cpu_funcs = { trsm_cpu }, .nbuffers = 2, .modes = { STARPU_R, STARPU_RW }, .name = "trsm" };
-static struct starpu_codelet syrk_cl = { .cpu_funcs = { syrk_cpu }, .nbuffers = 2, .modes = { STARPU_R, STARPU_RW }, .name = "syrk" };
-static struct starpu_codelet gemm_cl = { .cpu_funcs = { gemm_cpu }, .nbuffers = 3, .modes = { STARPU_R, STARPU_R, STARPU_RW }, .name = "gemm" };
+/* The models of examples/cholesky.c (same kernels, same symbols): they
+ * time the kernels in a real run and predict them in a simulated one
+ * (vela-simrun, sim/README.md "Clusters"). */
+static struct starpu_perfmodel potrf_model = { .type = STARPU_HISTORY_BASED, .symbol = "vela_dpotrf" };
+static struct starpu_perfmodel trsm_model = { .type = STARPU_HISTORY_BASED, .symbol = "vela_dtrsm" };
+static struct starpu_perfmodel syrk_model = { .type = STARPU_HISTORY_BASED, .symbol = "vela_dsyrk" };
+static struct starpu_perfmodel gemm_model = { .type = STARPU_HISTORY_BASED, .symbol = "vela_dgemm" };
+
+static struct starpu_codelet potrf_cl = { .cpu_funcs = { potrf_cpu }, .nbuffers = 1, .modes = { STARPU_RW }, .model = &potrf_model, .name = "potrf" };
+static struct starpu_codelet trsm_cl = { .cpu_funcs = { trsm_cpu }, .nbuffers = 2, .modes = { STARPU_R, STARPU_RW }, .model = &trsm_model, .name = "trsm" };
+static struct starpu_codelet syrk_cl = { .cpu_funcs = { syrk_cpu }, .nbuffers = 2, .modes = { STARPU_R, STARPU_RW }, .model = &syrk_model, .name = "syrk" };
+static struct starpu_codelet gemm_cl = { .cpu_funcs = { gemm_cpu }, .nbuffers = 3, .modes = { STARPU_R, STARPU_R, STARPU_RW }, .model = &gemm_model, .name = "gemm" };
 
 static starpu_data_handle_t *handles;	/* tile (i, j), i >= j, at i*(i+1)/2 + j */
 static double **tiles;			/* this rank's tiles (others NULL) */
@@ -99,7 +110,7 @@ static void register_tiles(void)
 			if (owner(i, j) == rank)
 			{
 				tiles[k] = malloc(sizeof(double) * (size_t) bs * bs);
-				for (int c = 0; c < bs; c++)
+				for (int c = 0; c < bs && do_init; c++)
 					for (int r = 0; r < bs; r++)
 						tiles[k][(size_t) c * bs + r] = a_ij(i * bs + r, j * bs + c);
 				starpu_matrix_data_register(&handles[k], STARPU_MAIN_RAM, (uintptr_t) tiles[k], bs, bs, bs, sizeof(double));
@@ -188,6 +199,8 @@ int main(int argc, char **argv)
 			P = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "-no-check"))
 			do_check = 0;
+		else if (!strcmp(argv[i], "-no-init"))
+			do_check = do_init = 0;
 	}
 	openblas_set_num_threads(1);
 	int ret = starpu_mpi_init_conf(&argc, &argv, 1, MPI_COMM_WORLD, NULL);
@@ -236,7 +249,7 @@ int main(int argc, char **argv)
 	int ok = !potrf_failed && err < 1e-12;
 	if (rank == 0)
 	{
-		printf("cholesky n=%d bs=%d ranks=%d grid=%dx%d time=%.3f s GFlop/s=%.2f", n, bs, size, P, Q, t, n * (double) n * n / 3.0 / t / 1e9);
+		printf("cholesky n=%d bs=%d ranks=%d grid=%dx%d time=%.6f s GFlop/s=%.2f", n, bs, size, P, Q, t, n * (double) n * n / 3.0 / t / 1e9);
 		if (do_check)
 			printf(" check=%s (max error %.2e relative to LAPACK)", ok ? "ok" : "FAILED", err);
 		printf("\n");

@@ -189,13 +189,24 @@ static const struct sim_core core_api = {
 	.node_host = sim_node_host,
 };
 
-/* VELA_SIM_PLUGIN, else the installed one, else the one beside libvela. */
+/* This copy of libvela's plugin, when a launcher chose it
+ * (vela_sim_set_plugin, sim/sim.h): it wins over everything. */
+static char chosen_plugin[4096];
+
+__attribute__((visibility("default"))) void vela_sim_set_plugin(const char *path);
+void vela_sim_set_plugin(const char *path)
+{
+	snprintf(chosen_plugin, sizeof(chosen_plugin), "%s", path ? path : "");
+}
+
+/* The launcher's choice, else VELA_SIM_PLUGIN, else the installed one,
+ * else the one beside libvela. */
 static int load_plugin(char *err, size_t errsize)
 {
 	if (plugin)
 		return 0;
 	char path[4096];
-	const char *env = getenv("VELA_SIM_PLUGIN");
+	const char *env = chosen_plugin[0] ? chosen_plugin : getenv("VELA_SIM_PLUGIN");
 	void *h = NULL;
 	if (env && *env)
 	{

@@ -387,6 +387,14 @@ int starpu_pthread_cond_timedwait(starpu_pthread_cond_t *cond, starpu_pthread_mu
 	return os_cur->cond_timedwait(cond, mutex, os_now_us() + (delta_us > 0 ? delta_us : 0));
 }
 
+/* vela_extension.h: a relative deadline, in the backend's time (simulated
+ * time in a simulation: no wall clock read, so the wait is the same in
+ * every run). */
+int vela_cond_timedwait_us(starpu_pthread_cond_t *cond, starpu_pthread_mutex_t *mutex, double us)
+{
+	return os_cur->cond_timedwait(cond, mutex, os_now_us() + (us > 0 ? us : 0));
+}
+
 int starpu_pthread_rwlock_init(starpu_pthread_rwlock_t *rwlock, const starpu_pthread_rwlockattr_t *attr)
 {
 	(void) attr;

@@ -1,0 +1,58 @@
+#!/bin/sh
+# calibrate-mpi.sh — this machine's MPI, measured between two ranks on
+# localhost, as a 2-node cluster platform for vela simrun: so that a real
+# `mpirun -np 2` run here can be predicted from its own calibration
+# (bench/cluster_sim_accuracy).
+#
+#   platforms/calibrate-mpi.sh [--node PLATFORM.xml] [--pingpong PROG] [--mpirun "mpirun ARGS"] -o CLUSTER.xml
+#
+# The ping-pong (mpi/examples/pingpong: StarPU-MPI messages, 8 B to
+# 4 MiB, the median of 20 round trips each) gives the one-way time of each
+# size through the whole stack (Open MPI and libvela-mpi); the latency is
+# that of 8 bytes, the bandwidth the slope between the two largest sizes.
+# The node is this machine's platform (default: what `vela calibrate-bus`
+# wrote for $STARPU_HOSTNAME, else this host), each rank one node of the
+# cluster; the figures and the date go into the file's header.
+# Exit status 0, 1 when a step fails, 2 for a usage error.
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+node= out= pingpong="$top/build/mpi/examples/pingpong" mpirun="mpirun"
+while [ $# -gt 0 ]; do
+	case $1 in
+	--node) node=$2; shift 2 ;;
+	--pingpong) pingpong=$2; shift 2 ;;
+	--mpirun) mpirun=$2; shift 2 ;;
+	-o) out=$2; shift 2 ;;
+	-h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "calibrate-mpi.sh: unknown option '$1'" >&2; exit 2 ;;
+	esac
+done
+[ -n "$out" ] || { echo "calibrate-mpi.sh: -o CLUSTER.xml is required" >&2; exit 2; }
+[ -x "$pingpong" ] || { echo "calibrate-mpi.sh: --pingpong $pingpong: no such program (build mpi/examples)" >&2; exit 1; }
+if [ -z "$node" ]; then
+	host=${STARPU_HOSTNAME:-$(hostname | cut -d. -f1)}
+	dir=${STARPU_PERF_MODEL_DIR:-${STARPU_HOME:-$HOME}/.starpu/sampling}
+	node="$dir/bus/$host.platform.v4.xml"
+	[ -f "$node" ] || { echo "calibrate-mpi.sh: no platform $node for this machine: run vela calibrate-bus first, or give --node" >&2; exit 1; }
+fi
+asroot=
+[ "$(id -u)" = 0 ] && asroot=--allow-run-as-root
+table=$($mpirun $asroot --oversubscribe -np 2 -x STARPU_NCPU=1 -x STARPU_SILENT=1 "$pingpong") ||
+	{ echo "calibrate-mpi.sh: the ping-pong failed" >&2; exit 1; }
+figures=$(printf '%s\n' "$table" | awk '
+	$1 ~ /^[0-9]+$/ && NF >= 2 { n++; b[n] = $1; t[n] = $2 }
+	END {
+		if (n < 3) exit 1
+		lat = t[1]
+		bw = (b[n] - b[n-1]) / ((t[n] - t[n-1]) * 1e-6)
+		if (!(bw > 0) || !(lat > 0)) exit 1
+		printf "%.9g %.9g\n", lat, bw
+	}') || { echo "calibrate-mpi.sh: cannot read the ping-pong's table:" >&2; printf '%s\n' "$table" >&2; exit 1; }
+lat=${figures% *} bw=${figures#* }
+python3 "$here/make-cluster.py" --nodes 2 --node "$node" --bandwidth "${bw}Bps" --latency "${lat}us" \
+	--name "localhost-2ranks" \
+	--source "Measured by platforms/calibrate-mpi.sh on $(date -u '+%Y-%m-%d %H:%M') UTC, $(hostname):" \
+	--source "StarPU-MPI ping-pong between 2 ranks on this machine (Open MPI, localhost): one-way" \
+	--source "latency $lat us (8 B), bandwidth $bw B/s (slope between the two largest sizes)." \
+	-o "$out" || exit 1
+echo "calibrate-mpi.sh: latency $lat us, bandwidth $bw B/s: wrote $out"

@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""make-cluster.py — writes a cluster platform for vela-simrun.
+
+A cluster is NODES copies of one node platform of this directory (its
+hosts MAIN, CPU<k>, RAM, CUDA<k>..., links and routes), renamed
+n<i>.<name>, each in a zone of its own, joined by a network between the
+nodes' RAM hosts (where MPI messages leave and arrive, sim/simrun_mpi.c):
+
+  switch    every node has a link to a non-blocking switch, one per
+            direction (NIC up, NIC down): a message from node i to node j
+            crosses i's up link and j's down link; the latency given is
+            the node-to-node one, half on each link.
+  fat-tree  two levels: leaves of --leaf-size nodes as above, each leaf
+            joined to the spine by an up and a down link of
+            leaf-size x bandwidth / --oversubscription; between leaves a
+            message crosses both leaves' uplinks too, and --hop-latency
+            each way through the spine.
+
+  make-cluster.py --nodes 16 --node epyc2-4xa100-pcie.platform.v4.xml \\
+      --bandwidth 25GBps --latency 1us [--topology switch|fat-tree] \\
+      [--leaf-size K] [--oversubscription R] [--hop-latency 0.5us] \\
+      [--source TEXT]... -o cluster.xml
+
+Bandwidths take SimGrid's units (Bps, kBps, MBps, GBps, bps, Gbps, ...),
+latencies s, ms, us, ns. --source lines go into the file's header comment:
+where the figures come from. Exit status 0, 2 for a usage or input error
+(named: the option, or file:line and the reason).
+"""
+import argparse
+import os
+import re
+import sys
+import xml.etree.ElementTree as ET
+from xml.sax.saxutils import quoteattr
+
+BW_UNITS = {"Bps": 1, "kBps": 1e3, "KBps": 1e3, "MBps": 1e6, "GBps": 1e9, "TBps": 1e12,
+            "KiBps": 1024, "MiBps": 1024**2, "GiBps": 1024**3,
+            "bps": 1 / 8, "kbps": 1e3 / 8, "Kbps": 1e3 / 8, "Mbps": 1e6 / 8, "Gbps": 1e9 / 8, "Tbps": 1e12 / 8}
+LAT_UNITS = {"s": 1, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
+
+
+def fail(msg):
+    print("make-cluster.py: " + msg, file=sys.stderr)
+    sys.exit(2)
+
+
+def parse_quantity(opt, text, units):
+    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-z]*)\s*", text)
+    if not m or m.group(2) not in units:
+        fail("%s %s: expected a number and one of %s" % (opt, text, ", ".join(units)))
+    v = float(m.group(1)) * units[m.group(2)]
+    if not v > 0 and units is BW_UNITS:
+        fail("%s %s: must be positive" % (opt, text))
+    return v
+
+
+def load_node(path):
+    """The node file's zone: hosts, links, routes, config, as elements."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        fail("--node %s: %s" % (path, e.strerror))
+    try:
+        root = ET.fromstring(data)
+    except ET.ParseError as e:
+        fail("%s:%d: %s" % (path, e.position[0], str(e).split(":")[0]))
+
+    def line_of(text):
+        i = data.find(text.encode())
+        return data.count(b"\n", 0, i) + 1 if i >= 0 else 0
+
+    if root.tag != "platform":
+        fail("%s:1: the root element is <%s>, not <platform>" % (path, root.tag))
+    zones = root.findall("zone")
+    if len(zones) != 1:
+        fail("%s:%d: a node file has one <zone> (this one has %d)" % (path, line_of("<platform"), len(zones)))
+    zone = zones[0]
+    if zone.findall("zone"):
+        fail("%s:%d: the node's zone holds zones: only hosts, links and routes are copied" % (path, line_of("<zone")))
+    hosts = zone.findall("host")
+    names = [h.get("id") for h in hosts]
+    if "CPU0" not in names:
+        fail("%s:%d: the node has no host CPU0 (its CPU workers are CPU0, CPU1, ...)" % (path, line_of("<zone")))
+    if "RAM" not in names:
+        fail("%s:%d: the node has no host RAM (its main memory, where messages leave and arrive)" %
+             (path, line_of("<zone")))
+    for r in zone.findall("route"):
+        for end in ("src", "dst"):
+            if r.get(end) not in names:
+                fail("%s:%d: route %s=\"%s\": no such host" % (path, line_of('%s="%s"' % (end, r.get(end))), end,
+                                                             r.get(end)))
+    return root, zone
+
+
+def main():
+    ap = argparse.ArgumentParser(description="Writes a cluster platform (nodes joined by a network) for vela-simrun.")
+    ap.add_argument("--nodes", type=int, required=True)
+    ap.add_argument("--node", required=True, help="the node's platform file")
+    ap.add_argument("--bandwidth", required=True, help="each node's link to the network, each way (e.g. 25Gbps)")
+    ap.add_argument("--latency", required=True, help="node to node, through the switch (e.g. 1us)")
+    ap.add_argument("--topology", choices=("switch", "fat-tree"), default="switch")
+    ap.add_argument("--leaf-size", type=int, default=0)
+    ap.add_argument("--oversubscription", type=float, default=1.0)
+    ap.add_argument("--hop-latency", default="0s", help="fat tree: added each way through the spine")
+    ap.add_argument("--name", default=None)
+    ap.add_argument("--source", action="append", default=[], help="a line of the header: where a figure comes from")
+    ap.add_argument("-o", "--output", required=True)
+    a = ap.parse_args()
+    if a.nodes < 1 or a.nodes > 100000:
+        fail("--nodes %d: must be between 1 and 100000" % a.nodes)
+    bw = parse_quantity("--bandwidth", a.bandwidth, BW_UNITS)
+    lat = parse_quantity("--latency", a.latency, LAT_UNITS)
+    hop = parse_quantity("--hop-latency", a.hop_latency, LAT_UNITS)
+    if a.topology == "fat-tree":
+        if a.leaf_size < 1:
+            fail("--leaf-size %d: a fat tree needs leaves of 1 or more nodes" % a.leaf_size)
+        if not a.oversubscription > 0:
+            fail("--oversubscription %g: must be positive" % a.oversubscription)
+    root, zone = load_node(a.node)
+    node_name = os.path.basename(a.node).split(".")[0]
+    name = a.name or "%dx%s" % (a.nodes, node_name)
+
+    out = []
+    w = out.append
+    w("<?xml version='1.0'?>")
+    w('<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">')
+    w("<!-- Cluster %s, written by platforms/make-cluster.py:" % name)
+    w("     %d nodes, each the machine of %s (its hosts named n<i>.<host>)," % (a.nodes, os.path.basename(a.node)))
+    if a.topology == "switch":
+        w("     joined by a non-blocking switch: per node one link each way of %s B/s," % ("%.6g" % bw))
+        w("     node-to-node latency %.6g s (half on each node's link)." % lat)
+    else:
+        w("     joined by a two-level fat tree: leaves of %d nodes, node links %.6g B/s each way," % (a.leaf_size, bw))
+        w("     node-to-node latency %.6g s within a leaf, leaf uplinks %.6g B/s each way" %
+          (lat, bw * a.leaf_size / a.oversubscription))
+        w("     (oversubscription %g), %.6g s more each way through the spine." % (a.oversubscription, hop))
+    for s in a.source:
+        w("     " + s.replace("--", "-"))
+    w("     Messages go between the nodes' RAM hosts (vela-simrun, sim/README.md \"Clusters\"). -->")
+    w('<platform version="4.1">')
+    cfg = root.find("config")
+    if cfg is not None:
+        w('  <config id="General">')
+        for p in cfg.findall("prop"):
+            w("    <prop id=%s value=%s/>" % (quoteattr(p.get("id")), quoteattr(p.get("value"))))
+        w("  </config>")
+    w('  <zone id=%s routing="Full">' % quoteattr(name))
+
+    def copy(elem, pre, indent):
+        attrs = dict(elem.attrib)
+        for k in ("id", "src", "dst"):
+            if k in attrs and elem.tag != "prop":
+                attrs[k] = pre + attrs[k]
+        s = " ".join("%s=%s" % (k, quoteattr(v)) for k, v in attrs.items())
+        kids = list(elem)
+        if not kids:
+            return "%s<%s %s/>" % (indent, elem.tag, s)
+        inner = "".join(copy(k, pre, "") for k in kids)
+        return "%s<%s %s>%s</%s>" % (indent, elem.tag, s, inner, elem.tag)
+
+    for i in range(a.nodes):
+        pre = "n%d." % i
+        w('    <zone id="n%d" routing="Full">' % i)
+        for kind in ("host", "link", "route"):
+            for e in zone.findall(kind):
+                w(copy(e, pre, "      "))
+        w("    </zone>")
+    for i in range(a.nodes):
+        w('    <link id="n%d.up" bandwidth="%.17gBps" latency="%.17gs"/>' % (i, bw, lat / 2))
+        w('    <link id="n%d.down" bandwidth="%.17gBps" latency="%.17gs"/>' % (i, bw, lat / 2))
+    leaf = (lambda i: i // a.leaf_size) if a.topology == "fat-tree" else (lambda i: 0)
+    if a.topology == "fat-tree":
+        nleaves = (a.nodes + a.leaf_size - 1) // a.leaf_size
+        ubw = bw * a.leaf_size / a.oversubscription
+        for l in range(nleaves):
+            w('    <link id="leaf%d.up" bandwidth="%.17gBps" latency="%.17gs"/>' % (l, ubw, hop))
+            w('    <link id="leaf%d.down" bandwidth="%.17gBps" latency="%.17gs"/>' % (l, ubw, hop))
+    for i in range(a.nodes):
+        for j in range(a.nodes):
+            if i == j:
+                continue
+            links = ["n%d.up" % i]
+            if leaf(i) != leaf(j):
+                links += ["leaf%d.up" % leaf(i), "leaf%d.down" % leaf(j)]
+            links.append("n%d.down" % j)
+            w('    <zoneRoute src="n%d" dst="n%d" gw_src="n%d.RAM" gw_dst="n%d.RAM" symmetrical="NO">%s</zoneRoute>' %
+              (i, j, i, j, "".join('<link_ctn id="%s"/>' % l for l in links)))
+    w("  </zone>")
+    w("</platform>")
+    try:
+        with open(a.output, "w") as f:
+            f.write("\n".join(out) + "\n")
+    except OSError as e:
+        fail("-o %s: %s" % (a.output, e.strerror))
+
+
+if __name__ == "__main__":
+    main()

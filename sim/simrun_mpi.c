@@ -1,0 +1,991 @@
+/* simrun_mpi.c — the MPI of a simulated cluster (sim/mpi/mpi.h), inside
+ * vela-simrun, shared by every rank of the simulation.
+ *
+ * A rank is known by the host its calling actor runs on (n<r>.*): every
+ * actor of a rank (its main, Vela's workers, its progression thread)
+ * lives on its node's hosts, so any of them may call MPI as that rank —
+ * what SimGrid's SMPI does not allow (simrun.c says why that matters).
+ *
+ * A message is packed at the send, then a courier actor carries its bytes
+ * from the sender's node host RAM to the receiver's along the platform's
+ * route (latency + bytes / bottleneck bandwidth, links shared with the
+ * other transfers); when it arrives it is delivered — to the first posted
+ * receive that matches it (source, tag), else to the unexpected queue —
+ * in the order the messages of that pair of ranks were sent (MPI's
+ * non-overtaking rule). A send completes when its message is delivered,
+ * a synchronous send once it is also matched. Nothing here reads the wall
+ * clock: the same run gives the same simulated times.
+ *
+ * Bytes: a message of at most VELA_SIMRUN_COPY_MAX bytes (default 65536)
+ * carries its bytes; a larger one only its size, leaving the receive
+ * buffer as it was. In a simulation kernels do not run, so a tile's values
+ * mean nothing, while copying them would cost the time and memory of the
+ * real data (a 1M-task Cholesky moves terabytes); libvela-mpi's envelopes
+ * and small messages, which the runtime reads, are far below the limit.
+ * VELA_SIMRUN_COPY_MAX=-1 copies every message.
+ *
+ * Locks: none. Actors run one at a time and these functions never block
+ * except in vsg_mpi_wait, on one SimGrid condition that every completion
+ * signals.
+ */
+#define _GNU_SOURCE
+#include "sim/mpi/mpi.h"
+
+#include <simgrid/actor.h>
+#include <simgrid/cond.h>
+#include <simgrid/engine.h>
+#include <simgrid/host.h>
+#include <simgrid/mutex.h>
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* Hindexed bytes (the only derived type libvela-mpi makes). */
+struct vsg_datatype
+{
+	int n;
+	int *lens;
+	MPI_Aint *displs;
+	size_t size;
+};
+
+enum { REQ_SEND, REQ_RECV, REQ_BARRIER };
+
+struct msg;
+struct courier;
+
+struct vsg_request
+{
+	int kind;
+	int rank;		/* whose request */
+	int complete;
+	MPI_Status st;
+	/* receives */
+	void *buf;
+	int count;
+	MPI_Datatype dt;
+	int source, tag, comm;
+	struct vsg_request *next;	/* in the rank's posted list */
+	/* sends */
+	struct msg *m;
+};
+
+struct msg
+{
+	int src, dst, tag, sync, comm;
+	size_t bytes;
+	unsigned char *data;
+	unsigned long long seq;
+	struct vsg_request *sreq;	/* the send, until it completes */
+	int delivered, matched;
+	struct msg *next;
+};
+
+struct rank
+{
+	int initialized, finalized, level;
+	sg_host_t ram;
+	struct vsg_request *posted, *posted_tail;
+	struct msg *unexpected, *unexpected_tail;
+	unsigned long long *sent;	/* per destination: messages sent */
+	unsigned long long *delivered;	/* per source: messages delivered */
+	struct msg **early;		/* per source: arrived before their turn */
+	struct courier *idle;		/* couriers of this rank's messages, waiting */
+	unsigned long activity;		/* requests of this rank completed so far */
+	int nwatching;			/* actors in vsg_mpi_wait_activity */
+	sg_cond_t activity_cond;
+};
+
+static struct rank *ranks;
+static int nranks;
+static int tag_ub = INT_MAX;
+static sg_cond_t done_cond;
+static sg_mutex_t done_mutex;
+static int nwaiting;		/* actors in vsg_mpi_wait */
+/* Ibarrier: those waiting in the current round. */
+static struct vsg_request **barrier_reqs;
+static int barrier_n;
+static long long copy_max = 65536;	/* VELA_SIMRUN_COPY_MAX; -1: no limit */
+static int *ndups;			/* per rank: communicators duplicated */
+
+static void die(const char *fn, const char *what)
+{
+	fprintf(stderr, "[vela-simrun] error: %s: %s\n", fn, what);
+	fflush(NULL);
+	_exit(1);
+}
+
+void simrun_mpi_setup(int np);
+void simrun_mpi_setup(int np)
+{
+	nranks = np;
+	ranks = calloc((size_t) np, sizeof(*ranks));
+	barrier_reqs = calloc((size_t) np, sizeof(*barrier_reqs));
+	if (!ranks || !barrier_reqs)
+		die("setup", "out of memory");
+	for (int r = 0; r < np; r++)
+	{
+		ranks[r].sent = calloc((size_t) np, sizeof(unsigned long long));
+		ranks[r].delivered = calloc((size_t) np, sizeof(unsigned long long));
+		ranks[r].early = calloc((size_t) np, sizeof(struct msg *));
+		ranks[r].activity_cond = sg_cond_init();
+		if (!ranks[r].sent || !ranks[r].delivered || !ranks[r].early)
+			die("setup", "out of memory");
+		char name[64];
+		const char *try[] = { "RAM", "MAIN", "CPU0" };
+		for (int k = 0; k < 3 && !ranks[r].ram; k++)
+		{
+			snprintf(name, sizeof(name), "n%d.%s", r, try[k]);
+			ranks[r].ram = sg_host_by_name(name);
+		}
+	}
+	ndups = calloc((size_t) np, sizeof(int));
+	if (!ndups)
+		die("setup", "out of memory");
+	done_cond = sg_cond_init();
+	done_mutex = sg_mutex_init();
+	const char *cm = getenv("VELA_SIMRUN_COPY_MAX");
+	if (cm && *cm)
+	{
+		char *end;
+		copy_max = strtoll(cm, &end, 10);
+		if (*end || copy_max < -1)
+			die("setup", "VELA_SIMRUN_COPY_MAX must be a number of bytes, or -1 (copy every message)");
+	}
+}
+
+/* The calling actor's rank, from its host's name. */
+static int self_rank(const char *fn)
+{
+	const char *h = sg_host_get_name(sg_host_self());
+	char *end;
+	long r = h[0] == 'n' ? strtol(h + 1, &end, 10) : -1;
+	if (r < 0 || r >= nranks || *end != '.')
+	{
+		char why[160];
+		snprintf(why, sizeof(why), "called on host %s, which is no rank's node (n0.. n%d.)", h, nranks - 1);
+		die(fn, why);
+	}
+	return (int) r;
+}
+
+/* Communicators: MPI_COMM_WORLD (1) and its duplicates (2, 3, ...: the
+ * same ranks, a message space of their own). Every rank makes the same
+ * duplicates in the same order (MPI_Comm_dup is collective), so the
+ * number rank r's i-th duplicate gets is the same on every rank. */
+
+static int check_comm(MPI_Comm comm, const char *fn)
+{
+	intptr_t c = (intptr_t) comm;
+	if (c < 1 || c > 1 + 1000000)
+	{
+		fprintf(stderr, "[vela-simrun] error: %s: not a communicator of the simulated cluster (MPI_COMM_WORLD "
+			"or a duplicate of it)\n", fn);
+		return MPI_ERR_COMM;
+	}
+	return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* Datatypes */
+
+static size_t builtin_size(MPI_Datatype dt)
+{
+	switch ((intptr_t) dt)
+	{
+	case 1: case 2: case 3:
+		return 1;
+	case 4:
+		return sizeof(int);
+	case 5:
+		return sizeof(double);
+	case 6:
+		return sizeof(long);
+	case 7:
+		return sizeof(uint64_t);
+	default:
+		return 0;
+	}
+}
+
+static int is_builtin(MPI_Datatype dt)
+{
+	return (intptr_t) dt > 0 && (intptr_t) dt < 4096;
+}
+
+static size_t type_size(MPI_Datatype dt)
+{
+	if (!dt)
+		return 0;
+	return is_builtin(dt) ? builtin_size(dt) : dt->size;
+}
+
+/* count elements of dt at buf into out (contiguous). */
+static void gather(const void *buf, int count, MPI_Datatype dt, unsigned char *out)
+{
+	if (is_builtin(dt))
+	{
+		memcpy(out, buf, (size_t) count * builtin_size(dt));
+		return;
+	}
+	for (int c = 0; c < count; c++)
+		for (int i = 0; i < dt->n; i++)
+		{
+			memcpy(out, (const char *) buf + dt->displs[i] + (MPI_Aint) c * (MPI_Aint) dt->size, (size_t) dt->lens[i]);
+			out += dt->lens[i];
+		}
+}
+
+/* The inverse; at most bytes are taken from in. */
+static void scatter(const unsigned char *in, size_t bytes, void *buf, int count, MPI_Datatype dt)
+{
+	if (is_builtin(dt))
+	{
+		memcpy(buf, in, bytes);
+		return;
+	}
+	for (int c = 0; c < count && bytes; c++)
+		for (int i = 0; i < dt->n && bytes; i++)
+		{
+			size_t n = (size_t) dt->lens[i] < bytes ? (size_t) dt->lens[i] : bytes;
+			memcpy((char *) buf + dt->displs[i] + (MPI_Aint) c * (MPI_Aint) dt->size, in, n);
+			in += n;
+			bytes -= n;
+		}
+}
+
+EXPORT int vsg_mpi_type_size(MPI_Datatype dt, int *size)
+{
+	*size = (int) type_size(dt);
+	return dt ? MPI_SUCCESS : MPI_ERR_TYPE;
+}
+
+EXPORT int vsg_mpi_pack_size(int count, MPI_Datatype dt, MPI_Comm comm, int *size)
+{
+	(void) comm;
+	*size = (int) ((size_t) count * type_size(dt));
+	return dt ? MPI_SUCCESS : MPI_ERR_TYPE;
+}
+
+EXPORT int vsg_mpi_type_create_hindexed(int count, const int lens[], const MPI_Aint displs[], MPI_Datatype old,
+					 MPI_Datatype *dt)
+{
+	if (old != MPI_BYTE || count < 0)
+	{
+		fprintf(stderr, "[vela-simrun] error: MPI_Type_create_hindexed: only blocks of MPI_BYTE are simulated\n");
+		return MPI_ERR_TYPE;
+	}
+	struct vsg_datatype *t = calloc(1, sizeof(*t));
+	t->n = count;
+	t->lens = malloc(sizeof(int) * (size_t) (count ? count : 1));
+	t->displs = malloc(sizeof(MPI_Aint) * (size_t) (count ? count : 1));
+	for (int i = 0; i < count; i++)
+	{
+		t->lens[i] = lens[i];
+		t->displs[i] = displs[i];
+		t->size += (size_t) lens[i];
+	}
+	*dt = t;
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_type_commit(MPI_Datatype *dt)
+{
+	(void) dt;
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_type_free(MPI_Datatype *dt)
+{
+	if (*dt && !is_builtin(*dt))
+	{
+		free((*dt)->lens);
+		free((*dt)->displs);
+		free(*dt);
+	}
+	*dt = MPI_DATATYPE_NULL;
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_get_address(const void *p, MPI_Aint *a)
+{
+	*a = (MPI_Aint) p;
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_pack(const void *in, int count, MPI_Datatype dt, void *out, int outsize, int *pos, MPI_Comm comm)
+{
+	(void) comm;
+	size_t n = (size_t) count * type_size(dt);
+	if (*pos < 0 || (size_t) *pos + n > (size_t) outsize)
+		return MPI_ERR_ARG;
+	gather(in, count, dt, (unsigned char *) out + *pos);
+	*pos += (int) n;
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_unpack(const void *in, int insize, int *pos, void *out, int count, MPI_Datatype dt, MPI_Comm comm)
+{
+	(void) comm;
+	size_t n = (size_t) count * type_size(dt);
+	if (*pos < 0 || (size_t) *pos + n > (size_t) insize)
+		return MPI_ERR_ARG;
+	scatter((const unsigned char *) in + *pos, n, out, count, dt);
+	*pos += (int) n;
+	return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* Environment */
+
+EXPORT int vsg_mpi_init_thread(int *argc, char ***argv, int required, int *provided)
+{
+	(void) argc;
+	(void) argv;
+	struct rank *r = &ranks[self_rank("MPI_Init")];
+	r->initialized = 1;
+	r->level = required;
+	if (provided)
+		*provided = required;
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_init(int *argc, char ***argv)
+{
+	return vsg_mpi_init_thread(argc, argv, MPI_THREAD_SINGLE, NULL);
+}
+
+EXPORT int vsg_mpi_initialized(int *flag)
+{
+	*flag = ranks[self_rank("MPI_Initialized")].initialized;
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_finalize(void)
+{
+	ranks[self_rank("MPI_Finalize")].finalized = 1;
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_finalized(int *flag)
+{
+	*flag = ranks[self_rank("MPI_Finalized")].finalized;
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_query_thread(int *provided)
+{
+	*provided = ranks[self_rank("MPI_Query_thread")].level;
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_abort(MPI_Comm comm, int code)
+{
+	(void) comm;
+	fprintf(stderr, "[vela-simrun] rank %d called MPI_Abort(%d)\n", self_rank("MPI_Abort"), code);
+	fflush(NULL);
+	_exit(code ? code : 1);
+}
+
+EXPORT double vsg_mpi_wtime(void)
+{
+	return simgrid_get_clock();
+}
+
+EXPORT int vsg_mpi_comm_rank(MPI_Comm comm, int *rank)
+{
+	int ret = check_comm(comm, "MPI_Comm_rank");
+	if (!ret)
+		*rank = self_rank("MPI_Comm_rank");
+	return ret;
+}
+
+EXPORT int vsg_mpi_comm_size(MPI_Comm comm, int *size)
+{
+	int ret = check_comm(comm, "MPI_Comm_size");
+	if (!ret)
+		*size = nranks;
+	return ret;
+}
+
+EXPORT int vsg_mpi_comm_group(MPI_Comm comm, MPI_Group *group)
+{
+	*group = (MPI_Group) (intptr_t) 1;
+	return check_comm(comm, "MPI_Comm_group");
+}
+
+EXPORT int vsg_mpi_group_translate_ranks(MPI_Group g1, int n, const int *r1, MPI_Group g2, int *r2)
+{
+	(void) g1;
+	(void) g2;
+	for (int i = 0; i < n; i++)
+		r2[i] = r1[i];
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_group_free(MPI_Group *group)
+{
+	*group = MPI_GROUP_NULL;
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_comm_get_attr(MPI_Comm comm, int keyval, void *value, int *flag)
+{
+	int ret = check_comm(comm, "MPI_Comm_get_attr");
+	*flag = 0;
+	if (!ret && keyval == MPI_TAG_UB)
+	{
+		*(int **) value = &tag_ub;
+		*flag = 1;
+	}
+	return ret;
+}
+
+EXPORT int vsg_mpi_get_processor_name(char *name, int *len)
+{
+	*len = snprintf(name, MPI_MAX_PROCESSOR_NAME, "n%d", self_rank("MPI_Get_processor_name"));
+	return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* Point to point */
+
+/* May let other actors run (notifying is a simcall): callers touch
+ * neither q nor their lists' state after it. */
+static void complete(struct vsg_request *q)
+{
+	q->complete = 1;
+	struct rank *r = &ranks[q->rank];
+	r->activity++;
+	if (r->nwatching)
+		sg_cond_notify_all(r->activity_cond);
+	if (nwaiting)
+		sg_cond_notify_all(done_cond);
+}
+
+static int matches(const struct vsg_request *q, const struct msg *m)
+{
+	return q->comm == m->comm && (q->source == MPI_ANY_SOURCE || q->source == m->src) &&
+	       (q->tag == MPI_ANY_TAG || q->tag == m->tag);
+}
+
+/* m meets receive q: its bytes go into q's buffer. */
+static void match(struct vsg_request *q, struct msg *m)
+{
+	size_t cap = (size_t) q->count * type_size(q->dt);
+	q->st.MPI_SOURCE = m->src;
+	q->st.MPI_TAG = m->tag;
+	q->st.MPI_ERROR = MPI_SUCCESS;
+	q->st.vsg_count = m->bytes;
+	if (m->bytes > cap)
+	{
+		fprintf(stderr, "[vela-simrun] error: rank %d: a message of %zu bytes from rank %d (tag %d) does not fit "
+			"its receive of %zu bytes\n", m->dst, m->bytes, m->src, m->tag, cap);
+		q->st.MPI_ERROR = MPI_ERR_OTHER;
+		q->st.vsg_count = cap;
+	}
+	if (m->data)
+		scatter(m->data, q->st.vsg_count, q->buf, q->count, q->dt);
+	/* Everything done before the completions: each may let other actors
+	 * run (a notification is a simcall), which may free the requests. */
+	struct vsg_request *sq = m->sync ? m->sreq : NULL;
+	if (sq)
+	{
+		sq->m = NULL;
+		m->sreq = NULL;
+	}
+	free(m->data);
+	free(m);
+	complete(q);
+	if (sq)
+		complete(sq);
+}
+
+/* m's turn has come at its destination. */
+static void deliver(struct msg *m)
+{
+	struct rank *d = &ranks[m->dst];
+	m->delivered = 1;
+	if (m->sreq && !m->sync)
+	{
+		struct vsg_request *sq = m->sreq;
+		sq->m = NULL;
+		m->sreq = NULL;
+		complete(sq);	/* may let other actors run: m is still ours */
+	}
+	for (struct vsg_request **pq = &d->posted, *prev = NULL; *pq; prev = *pq, pq = &(*pq)->next)
+		if (matches(*pq, m))
+		{
+			struct vsg_request *q = *pq;
+			*pq = q->next;
+			if (d->posted_tail == q)
+				d->posted_tail = prev;
+			match(q, m);
+			return;
+		}
+	m->next = NULL;
+	if (d->unexpected_tail)
+		d->unexpected_tail->next = m;
+	else
+		d->unexpected = m;
+	d->unexpected_tail = m;
+}
+
+/* m has crossed the network: deliver it and whatever of its pair waited
+ * behind it. */
+static void arrived(struct msg *m)
+{
+	struct rank *d = &ranks[m->dst];
+	int s = m->src;
+	if (m->seq != d->delivered[s])
+	{
+		/* Keep the early ones sorted by sequence number. */
+		struct msg **p = &d->early[s];
+		while (*p && (*p)->seq < m->seq)
+			p = &(*p)->next;
+		m->next = *p;
+		*p = m;
+		return;
+	}
+	deliver(m);
+	d->delivered[s]++;
+	while (d->early[s] && d->early[s]->seq == d->delivered[s])
+	{
+		struct msg *e = d->early[s];
+		d->early[s] = e->next;
+		deliver(e);
+		d->delivered[s]++;
+	}
+}
+
+/* Couriers: each carries one message at a time, then waits for the next
+ * on its own condition; idle ones wait in their rank's stack (the last
+ * to finish is the first reused). A new one is made only when all are
+ * busy, so a rank has as many as it ever had messages in flight at once,
+ * without making an actor (and its stack) per message. They are daemons:
+ * the simulation ends with the ranks. */
+struct courier
+{
+	struct msg *m;		/* the message to carry; NULL: idle */
+	sg_cond_t cond;
+	sg_mutex_t mutex;	/* only for cond; never contended */
+	struct courier *next;	/* in the rank's idle stack */
+};
+
+static void courier_main(int argc, char **argv)
+{
+	(void) argc;
+	(void) argv;
+	struct courier *c = sg_actor_self_get_data();
+	sg_actor_daemonize(sg_actor_self());
+	for (;;)
+	{
+		sg_mutex_lock(c->mutex);
+		while (!c->m)
+			sg_cond_wait(c->cond, c->mutex);
+		sg_mutex_unlock(c->mutex);
+		struct msg *m = c->m;
+		c->m = NULL;
+		struct rank *s = &ranks[m->src];
+		sg_host_sendto(s->ram, ranks[m->dst].ram, (double) m->bytes);
+		/* Idle before delivering: what the delivery wakes may send. */
+		c->next = s->idle;
+		s->idle = c;
+		arrived(m);
+	}
+}
+
+static void courier_send(struct msg *m)
+{
+	struct rank *s = &ranks[m->src];
+	struct courier *c = s->idle;
+	if (c)
+	{
+		s->idle = c->next;
+		c->m = m;
+		sg_cond_notify_one(c->cond);
+		return;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		die("MPI_Isend", "out of memory");
+	c->m = m;
+	c->cond = sg_cond_init();
+	c->mutex = sg_mutex_init();
+	char name[32];
+	snprintf(name, sizeof(name), "mpi-courier-%d", m->src);
+	sg_actor_t a = sg_actor_init(name, s->ram);
+	sg_actor_set_data(a, c);
+	sg_actor_start(a, courier_main, 0, NULL);
+}
+
+static int post_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, int sync,
+		     MPI_Request *req, const char *fn)
+{
+	int ret = check_comm(comm, fn);
+	if (ret)
+		return ret;
+	int src = self_rank(fn);
+	if (dest < 0 || dest >= nranks || count < 0 || !dt)
+	{
+		fprintf(stderr, "[vela-simrun] error: %s: rank %d: bad destination %d or count %d\n", fn, src, dest, count);
+		return MPI_ERR_ARG;
+	}
+	struct msg *m = calloc(1, sizeof(*m));
+	struct vsg_request *q = calloc(1, sizeof(*q));
+	m->src = src;
+	m->dst = dest;
+	m->tag = tag;
+	m->comm = (int) (intptr_t) comm;
+	m->sync = sync;
+	m->bytes = (size_t) count * type_size(dt);
+	if (copy_max < 0 || m->bytes <= (unsigned long long) copy_max)
+	{
+		m->data = malloc(m->bytes ? m->bytes : 1);
+		gather(buf, count, dt, m->data);
+	}
+	m->seq = ranks[src].sent[dest]++;
+	m->sreq = q;
+	q->kind = REQ_SEND;
+	q->rank = src;
+	q->m = m;
+	*req = q;
+	if (src == dest || !ranks[src].ram || !ranks[dest].ram)
+	{
+		arrived(m);
+		return MPI_SUCCESS;
+	}
+	courier_send(m);
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, MPI_Request *req)
+{
+	return post_send(buf, count, dt, dest, tag, comm, 0, req, "MPI_Isend");
+}
+
+EXPORT int vsg_mpi_issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+			  MPI_Request *req)
+{
+	return post_send(buf, count, dt, dest, tag, comm, 1, req, "MPI_Issend");
+}
+
+EXPORT int vsg_mpi_irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Request *req)
+{
+	int ret = check_comm(comm, "MPI_Irecv");
+	if (ret)
+		return ret;
+	int me = self_rank("MPI_Irecv");
+	if (source != MPI_ANY_SOURCE && (source < 0 || source >= nranks))
+	{
+		fprintf(stderr, "[vela-simrun] error: MPI_Irecv: rank %d: bad source %d\n", me, source);
+		return MPI_ERR_RANK;
+	}
+	struct vsg_request *q = calloc(1, sizeof(*q));
+	q->kind = REQ_RECV;
+	q->rank = me;
+	q->buf = buf;
+	q->count = count;
+	q->dt = dt;
+	q->source = source;
+	q->tag = tag;
+	q->comm = (int) (intptr_t) comm;
+	*req = q;
+	struct rank *r = &ranks[me];
+	for (struct msg **pm = &r->unexpected, *prev = NULL; *pm; prev = *pm, pm = &(*pm)->next)
+		if (matches(q, *pm))
+		{
+			struct msg *m = *pm;
+			*pm = m->next;
+			if (r->unexpected_tail == m)
+				r->unexpected_tail = prev;
+			match(q, m);
+			return MPI_SUCCESS;
+		}
+	if (r->posted_tail)
+		r->posted_tail->next = q;
+	else
+		r->posted = q;
+	r->posted_tail = q;
+	return MPI_SUCCESS;
+}
+
+static void release(MPI_Request *req, MPI_Status *st)
+{
+	if (st)
+		*st = (*req)->st;
+	free(*req);
+	*req = MPI_REQUEST_NULL;
+}
+
+EXPORT int vsg_mpi_test(MPI_Request *req, int *flag, MPI_Status *st)
+{
+	*flag = !*req || (*req)->complete;
+	if (*req && *flag)
+		release(req, st);
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_testsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status st[])
+{
+	int count = 0, active = 0;
+	for (int i = 0; i < n; i++)
+	{
+		if (!reqs[i])
+			continue;
+		active = 1;
+		if (!reqs[i]->complete)
+			continue;
+		idx[count] = i;
+		release(&reqs[i], st ? &st[count] : NULL);
+		count++;
+	}
+	*outcount = active ? count : MPI_UNDEFINED;
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_testall(int n, MPI_Request reqs[], int *flag, MPI_Status st[])
+{
+	for (int i = 0; i < n; i++)
+		if (reqs[i] && !reqs[i]->complete)
+		{
+			*flag = 0;
+			return MPI_SUCCESS;
+		}
+	for (int i = 0; i < n; i++)
+		if (reqs[i])
+			release(&reqs[i], st ? &st[i] : NULL);
+	*flag = 1;
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_wait(MPI_Request *req, MPI_Status *st)
+{
+	if (!*req)
+		return MPI_SUCCESS;
+	sg_mutex_lock(done_mutex);
+	nwaiting++;
+	while (!(*req)->complete)
+		sg_cond_wait(done_cond, done_mutex);
+	nwaiting--;
+	sg_mutex_unlock(done_mutex);
+	release(req, st);
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_cancel(MPI_Request *req)
+{
+	struct vsg_request *q = *req;
+	if (!q || q->complete || q->kind != REQ_RECV)
+		return MPI_SUCCESS;	/* sends are never cancelled: they complete */
+	struct rank *r = &ranks[self_rank("MPI_Cancel")];
+	for (struct vsg_request **pq = &r->posted, *prev = NULL; *pq; prev = *pq, pq = &(*pq)->next)
+		if (*pq == q)
+		{
+			*pq = q->next;
+			if (r->posted_tail == q)
+				r->posted_tail = prev;
+			break;
+		}
+	q->st.vsg_cancelled = 1;
+	complete(q);
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_test_cancelled(const MPI_Status *st, int *flag)
+{
+	*flag = st->vsg_cancelled;
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_get_count(const MPI_Status *st, MPI_Datatype dt, int *count)
+{
+	size_t s = type_size(dt);
+	*count = s ? (int) (st->vsg_count / s) : 0;
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+{
+	MPI_Request q;
+	int ret = post_send(buf, count, dt, dest, tag, comm, 0, &q, "MPI_Send");
+	return ret ? ret : vsg_mpi_wait(&q, MPI_STATUS_IGNORE);
+}
+
+EXPORT int vsg_mpi_recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Status *st)
+{
+	MPI_Request q;
+	int ret = vsg_mpi_irecv(buf, count, dt, source, tag, comm, &q);
+	return ret ? ret : vsg_mpi_wait(&q, st);
+}
+
+EXPORT void vsg_mpi_poke(void)
+{
+	struct rank *r = &ranks[self_rank("vsg_mpi_poke")];
+	r->activity++;
+	if (r->nwatching)
+		sg_cond_notify_all(r->activity_cond);
+}
+
+/* A timed wait with a mutex nobody else takes: SimGrid 3.32 mishandles a
+ * timed wait that times out while its mutex is held elsewhere (os_sg.c). */
+EXPORT int vsg_mpi_wait_activity(double seconds)
+{
+	struct rank *r = &ranks[self_rank("vsg_mpi_wait_activity")];
+	unsigned long seen = r->activity;
+	if (seconds <= 0)
+		return 0;
+	/* At least 10 ns: a wait shorter than the engine's precision would
+	 * not move the clock, and a caller waiting out "the rest" of a window
+	 * computed in floating point would wait forever. */
+	if (seconds < 1e-8)
+		seconds = 1e-8;
+	double deadline = simgrid_get_clock() + seconds;
+	sg_mutex_t m = sg_mutex_init();
+	sg_mutex_lock(m);
+	r->nwatching++;
+	while (r->activity == seen)
+	{
+		double left = deadline - simgrid_get_clock();
+		if (left <= 0 || sg_cond_wait_for(r->activity_cond, m, left))
+			break;
+	}
+	r->nwatching--;
+	sg_mutex_unlock(m);
+	sg_mutex_destroy(m);
+	return r->activity != seen;
+}
+
+/* ------------------------------------------------------------------ */
+/* Barriers: a round completes when every rank has entered it. */
+
+EXPORT int vsg_mpi_ibarrier(MPI_Comm comm, MPI_Request *req)
+{
+	int ret = check_comm(comm, "MPI_Ibarrier");
+	if (ret)
+		return ret;
+	int me = self_rank("MPI_Ibarrier");
+	struct vsg_request *q = calloc(1, sizeof(*q));
+	q->kind = REQ_BARRIER;
+	q->rank = me;
+	*req = q;
+	barrier_reqs[barrier_n++] = q;
+	if (barrier_n == nranks)
+	{
+		/* The next round may start while these complete (a completion
+		 * lets other actors run): take this one's requests first. */
+		struct vsg_request **round = malloc(sizeof(*round) * (size_t) nranks);
+		if (!round)
+			die("MPI_Ibarrier", "out of memory");
+		memcpy(round, barrier_reqs, sizeof(*round) * (size_t) nranks);
+		barrier_n = 0;
+		for (int i = 0; i < nranks; i++)
+			complete(round[i]);
+		free(round);
+	}
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_barrier(MPI_Comm comm)
+{
+	MPI_Request q;
+	int ret = vsg_mpi_ibarrier(comm, &q);
+	return ret ? ret : vsg_mpi_wait(&q, MPI_STATUS_IGNORE);
+}
+
+/* ------------------------------------------------------------------ */
+/* Duplicates and the collectives of numbers libvela-mpi's traces use:
+ * point to point through rank 0, on tags no application uses. */
+
+#define TAG_BCAST (-100)
+#define TAG_REDUCE (-101)
+
+EXPORT int vsg_mpi_comm_dup(MPI_Comm comm, MPI_Comm *dup)
+{
+	int ret = check_comm(comm, "MPI_Comm_dup");
+	if (ret)
+		return ret;
+	int me = self_rank("MPI_Comm_dup");
+	*dup = (MPI_Comm) (intptr_t) (2 + ndups[me]++);
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_comm_free(MPI_Comm *comm)
+{
+	*comm = MPI_COMM_NULL;
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+{
+	int ret = check_comm(comm, "MPI_Bcast");
+	if (ret)
+		return ret;
+	int me = self_rank("MPI_Bcast");
+	if (root < 0 || root >= nranks)
+		return MPI_ERR_RANK;
+	if (me != root)
+		return vsg_mpi_recv(buf, count, dt, root, TAG_BCAST, comm, MPI_STATUS_IGNORE);
+	for (int p = 0; p < nranks && !ret; p++)
+		if (p != root)
+			ret = vsg_mpi_send(buf, count, dt, p, TAG_BCAST, comm);
+	return ret;
+}
+
+/* acc op= in, count numbers of dt. */
+static int fold(void *acc, const void *in, int count, MPI_Datatype dt, MPI_Op op)
+{
+	intptr_t o = (intptr_t) op;
+	if (o < 1 || o > 3)
+		return MPI_ERR_ARG;
+#define FOLD(T) \
+	do \
+	{ \
+		T *a = acc; \
+		const T *b = in; \
+		for (int i = 0; i < count; i++) \
+			a[i] = o == 1 ? (a[i] > b[i] ? a[i] : b[i]) : o == 2 ? (a[i] < b[i] ? a[i] : b[i]) : a[i] + b[i]; \
+	} while (0)
+	if (dt == MPI_INT)
+		FOLD(int);
+	else if (dt == MPI_DOUBLE)
+		FOLD(double);
+	else if (dt == MPI_LONG)
+		FOLD(long);
+	else if (dt == MPI_UINT64_T)
+		FOLD(uint64_t);
+	else
+		return MPI_ERR_TYPE;
+#undef FOLD
+	return MPI_SUCCESS;
+}
+
+EXPORT int vsg_mpi_allreduce(const void *in, void *out, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+{
+	int ret = check_comm(comm, "MPI_Allreduce");
+	if (ret)
+		return ret;
+	int me = self_rank("MPI_Allreduce");
+	size_t bytes = (size_t) count * type_size(dt);
+	if (out != in)
+		memmove(out, in, bytes);
+	if (me != 0)
+	{
+		ret = vsg_mpi_send(out, count, dt, 0, TAG_REDUCE, comm);
+		return ret ? ret : vsg_mpi_bcast(out, count, dt, 0, comm);
+	}
+	void *tmp = malloc(bytes ? bytes : 1);
+	for (int p = 1; p < nranks && !ret; p++)
+	{
+		ret = vsg_mpi_recv(tmp, count, dt, p, TAG_REDUCE, comm, MPI_STATUS_IGNORE);
+		if (!ret)
+			ret = fold(out, tmp, count, dt, op);
+	}
+	free(tmp);
+	return ret ? ret : vsg_mpi_bcast(out, count, dt, 0, comm);
+}
