@@ -58,7 +58,6 @@ struct dm_data
 {
 	enum dm_kind kind;
 	double alpha, beta, gamma, idle_power;
-	_Atomic unsigned next;		/* rotates the scan start among ties */
 	unsigned nworkers;		/* size of w[] (every worker of the machine) */
 	struct dm_worker w[];
 };
@@ -279,10 +278,9 @@ static unsigned list_candidates(struct dm_data *d, unsigned ctx, struct starpu_t
 	memset(cache.have_transfer, 0, sizeof(cache.have_transfer));
 	double now = starpu_timing_now();
 	unsigned n = 0;
-	unsigned start = atomic_fetch_add_explicit(&d->next, 1, memory_order_relaxed);
 	for (unsigned k = 0; k < d->nworkers; k++)
 	{
-		int w = (int) ((start + k) % d->nworkers);
+		int w = (int) k;
 		struct dm_worker *q = &d->w[w];
 		if (!atomic_load_explicit(&q->member, memory_order_acquire))
 			continue;
@@ -305,7 +303,9 @@ static unsigned list_candidates(struct dm_data *d, unsigned ctx, struct starpu_t
 			predict(d, &cache, task, w, ctx, impl, &c->length, &c->energy);
 			c->transfer = transfer;
 			c->ntasks = ntasks;
-			/* Data come while the queue drains (prefetch). */
+			/* Data come while the queue drains (prefetch); the
+			 * transfer also weighs in the fitness (beta), and what of
+			 * it the queue does not hide is booked at commit. */
 			double ready = qend > now + transfer ? qend : now + transfer;
 			c->end = ready + (isnan(c->length) ? 0.0 : c->length);
 		}
@@ -313,25 +313,18 @@ static unsigned list_candidates(struct dm_data *d, unsigned ctx, struct starpu_t
 	return n;
 }
 
-/* Whether c beats best on a tie: fewer queued tasks, then the calling
- * worker (it is about to be free, its caches hold the data the finished task
- * left, and no sleeping worker needs waking). */
-static int wins_tie(const struct candidate *c, const struct candidate *best, int self)
-{
-	return c->ntasks < best->ntasks || (c->ntasks == best->ntasks && c->worker == self);
-}
-
 /* The candidate to use, by the rules in the header comment. */
 static const struct candidate *choose(struct dm_data *d, const struct candidate *cands, unsigned n)
 {
 	const struct candidate *best = NULL;
-	int self = starpu_worker_get_id();
+	/* Ties go to the first candidate in worker order (CUDA, OpenCL, then
+	 * CPU workers), as in StarPU: the same schedules as its dmda. */
 	/* Forced calibration: an uncalibrated pair wins; the least loaded. */
 	for (unsigned i = 0; i < n; i++)
 	{
 		const struct candidate *c = &cands[i];
 		if (isnan(c->length) &&
-		    (!best || c->end < best->end || (c->end == best->end && wins_tie(c, best, self))))
+		    (!best || c->end < best->end))
 			best = c;
 	}
 	if (best)
@@ -359,7 +352,7 @@ static const struct candidate *choose(struct dm_data *d, const struct candidate 
 			if (c->end > max_end)
 				fit += d->gamma * d->idle_power * (c->end - max_end) / 1e6;
 		}
-		if (!best || fit < best_fit || (fit == best_fit && wins_tie(c, best, self)))
+		if (!best || fit < best_fit)
 		{
 			best = c;
 			best_fit = fit;
@@ -382,7 +375,13 @@ static int commit(struct dm_data *d, struct starpu_task *task, const struct cand
 	double now = starpu_timing_now();
 	if (q->exp_start < now)
 		q->exp_start = now;
-	q->exp_len += booked_length(task);
+	q->exp_end = q->exp_start + q->exp_len;
+	/* The part of the transfer the queue ahead does not hide delays the
+	 * queue (StarPU's booking): held until the task starts (pre_exec). */
+	double transfer = task->predicted_transfer;
+	transfer = isnan(transfer) || now + transfer < q->exp_end ? 0.0 : now + transfer - q->exp_end;
+	task->predicted_transfer = transfer;
+	q->exp_len += transfer + booked_length(task);
 	q->exp_end = q->exp_start + q->exp_len;
 	task->predicted_start = q->exp_end - booked_length(task);
 	enqueue_locked(d, q, task);
@@ -446,13 +445,36 @@ static struct starpu_task *dm_pop(unsigned ctx)
 	{
 		double len = booked_length(task);
 		q->exp_len -= len;
-		if (q->exp_len < 0.0 || starpu_task_list_empty(&q->tasks))
+		/* Left: the bookings of transfers not started yet, this task's
+		 * included (pre_exec takes it off). */
+		if (q->exp_len < 0.0)
 			q->exp_len = 0.0;
 		q->exp_start = starpu_timing_now() + len;
 		q->exp_end = q->exp_start + q->exp_len;
 	}
 	os_mutex_unlock(&q->lock);
 	return task;
+}
+
+/* The task's data are there, it starts: its transfer's booking is over. */
+static void dm_pre_exec(struct starpu_task *task, unsigned ctx)
+{
+	struct dm_data *d = starpu_sched_ctx_get_policy_data(ctx);
+	int me = starpu_worker_get_id();
+	if (!d || me < 0 || (unsigned) me >= d->nworkers)
+		return;
+	struct dm_worker *q = &d->w[me];
+	os_mutex_lock(&q->lock);
+	double transfer = task->predicted_transfer;
+	if (!isnan(transfer) && transfer > 0.0)
+	{
+		q->exp_len -= transfer;
+		if (q->exp_len < 0.0)
+			q->exp_len = 0.0;
+	}
+	q->exp_start = starpu_timing_now() + booked_length(task);
+	q->exp_end = q->exp_start + q->exp_len;
+	os_mutex_unlock(&q->lock);
 }
 
 /* The task ended on this worker: its queue starts now. */
@@ -535,6 +557,7 @@ static void dm_remove_workers(unsigned ctx, int *ids, unsigned n)
 	.deinit_sched = dm_deinit, \
 	.push_task = dm_push, \
 	.pop_task = dm_pop, \
+	.pre_exec_hook = dm_pre_exec, \
 	.post_exec_hook = dm_post_exec, \
 	.add_workers = dm_add_workers, \
 	.remove_workers = dm_remove_workers, \
