@@ -11,7 +11,9 @@
  *          STARPU_SCHED_ALPHA/BETA/GAMMA and STARPU_IDLE_POWER as in StarPU;
  *   dmdar: dmda, and a worker takes first the queued tasks whose input data
  *          are already on its memory node;
- *   dmdas: dmda, each queue sorted by priority (FIFO among equals).
+ *   dmdas: dmda, each queue sorted by priority (FIFO among equals); a
+ *          worker takes, among the queued tasks of the highest priority,
+ *          the first whose input data are on its node (StarPU's choice).
  * A task whose model is not calibrated for some arch able to run it (NaN
  * prediction) goes to the least loaded such worker instead, so that every
  * arch and implementation gets measured; with no model at all (0.0 lengths)
@@ -161,6 +163,17 @@ static int task_ready_on(struct starpu_task *task, unsigned node)
 	return 1;
 }
 
+/* How many of task's input data are not valid on node yet. */
+static unsigned task_missing_on(struct starpu_task *task, unsigned node)
+{
+	unsigned n = STARPU_TASK_GET_NBUFFERS(task), missing = 0;
+	for (unsigned i = 0; i < n; i++)
+		if ((STARPU_TASK_GET_MODE(task, i) & STARPU_R) &&
+		    !starpu_data_is_on_node(STARPU_TASK_GET_HANDLE(task, i), node))
+			missing++;
+	return missing;
+}
+
 /* dmdar looks this far into a queue for a ready task (bounds the time the
  * lock is held). */
 #define DMDAR_LOOKAHEAD 32
@@ -168,7 +181,27 @@ static int task_ready_on(struct starpu_task *task, unsigned node)
 static struct starpu_task *dequeue_locked(struct dm_data *d, struct dm_worker *q, int workerid)
 {
 	struct starpu_task *task = starpu_task_list_front(&q->tasks);
-	if (task && d->kind == DM_DMDAR)
+	if (task && d->kind == DM_DMDAS)
+	{
+		/* As StarPU's dmdas: among the tasks of the first one's
+		 * priority, the first whose data are all on the node, else the
+		 * one with the fewest missing. */
+		unsigned node = starpu_worker_get_memory_node((unsigned) workerid);
+		int first_prio = task->priority;
+		unsigned best_missing = UINT_MAX;
+		for (struct starpu_task *t = task; t && t->priority >= first_prio; t = t->next)
+		{
+			unsigned missing = task_missing_on(t, node);
+			if (missing < best_missing)
+			{
+				best_missing = missing;
+				task = t;
+				if (!missing)
+					break;
+			}
+		}
+	}
+	else if (task && d->kind == DM_DMDAR)
 	{
 		unsigned node = starpu_worker_get_memory_node((unsigned) workerid);
 		unsigned k = 0;
