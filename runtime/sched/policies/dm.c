@@ -356,12 +356,23 @@ static const struct candidate *choose(struct dm_data *d, const struct candidate 
 	for (unsigned i = 0; i < n; i++)
 	{
 		const struct candidate *c = &cands[i];
-		if (isnan(c->length) &&
-		    (!best || c->end < best->end))
+		if (isnan(c->length) && (!best || c->ntasks < best->ntasks))
 			best = c;
 	}
 	if (best)
 		return best;
+	/* No prediction at all (no model: 0.0) for some pair: as StarPU, the
+	 * greedy choice, the least loaded in queued tasks. */
+	for (unsigned i = 0; i < n && !best; i++)
+		if (cands[i].length == 0.0)
+			best = &cands[0];
+	if (best)
+	{
+		for (unsigned i = 1; i < n; i++)
+			if (cands[i].ntasks < best->ntasks)
+				best = &cands[i];
+		return best;
+	}
 
 	double min_end = INFINITY, max_end = 0.0;
 	for (unsigned i = 0; i < n; i++)
