@@ -159,8 +159,11 @@ static void execute_job(struct worker *w, struct job *job)
 				measure = 0;	/* calibrated: it may run in flight */
 		}
 		double start = measure ? os_now_us() : 0.0;
-		if (w->arch != STARPU_CPU_WORKER)
-			sim_cost(SIM_COST_DEV_QUEUE, 1);	/* simulation: queueing the kernel */
+		/* Simulation: queueing the kernel, for a kernel that is queued
+		 * (an asynchronous codelet), as StarPU's simulation charges it. */
+		if ((w->arch == STARPU_CUDA_WORKER && (task->cl->cuda_flags[job->nimpl] & STARPU_CUDA_ASYNC)) ||
+		    (w->arch == STARPU_OPENCL_WORKER && (task->cl->opencl_flags[job->nimpl] & STARPU_OPENCL_ASYNC)))
+			sim_cost(SIM_COST_DEV_QUEUE, 1);
 		trace_on_exec_start(job);	/* observers: data fetched, kernel starts */
 		if (cw)
 			team_go(&team, 0);

@@ -41,6 +41,17 @@
 
 #include "tiled_cuda.h"
 
+/*
+ * StarPU 1.4 renamed MPI master/slave to server/client (STARPU_MPI_SC):
+ * the same workers under the new names, so the programs also build against
+ * a StarPU 1.4 (bench/compare-starpusim builds them against StarPU's own
+ * simulator).
+ */
+#if !defined(STARPU_MPI_MS) && defined(STARPU_MPI_SC)
+#define STARPU_MPI_MS STARPU_MPI_SC
+#define starpu_mpi_ms_worker_get_count starpu_mpi_sc_worker_get_count
+#endif
+
 /* OpenBLAS would otherwise start its own threads inside every task. */
 extern void openblas_set_num_threads(int num_threads);
 
@@ -293,13 +304,29 @@ static double wall_seconds(void)
  * Vela's vela_sim_placeholder, so that simulated GPUs take tasks (their
  * durations come from the models' cuda entries, e.g. perfmodels/). Built
  * with CUDA, the codelets have their real cuBLAS/cuSOLVER implementations
- * instead, declared for real and simulated runs alike.
+ * instead, declared for real and simulated runs alike. A StarPU built with
+ * SimGrid (and without CUDA) likewise needs some CUDA implementation to
+ * give simulated GPUs tasks; it never calls it.
  */
+#if defined(STARPU_SIMGRID) && !defined(VELA_VERSION_STRING) && !defined(STARPU_USE_CUDA)
+static void simulated_cuda_kernel(void *buffers[], void *cl_arg)
+{
+	(void)buffers;
+	(void)cl_arg;
+	fprintf(stderr, "tiled: a simulated CUDA kernel was called\n");
+	abort();
+}
+#endif
+
 static void enable_simulated_gpus(const struct tiled_app *app)
 {
-#if defined(VELA_VERSION_STRING) && !defined(STARPU_USE_CUDA)
+#if !defined(STARPU_USE_CUDA) && (defined(VELA_VERSION_STRING) || defined(STARPU_SIMGRID))
 	for (struct starpu_codelet *const *cl = app->codelets; *cl; cl++) {
+#if defined(VELA_VERSION_STRING)
 		(*cl)->cuda_funcs[0] = vela_sim_placeholder;
+#else
+		(*cl)->cuda_funcs[0] = simulated_cuda_kernel;
+#endif
 		(*cl)->where |= STARPU_CUDA;
 	}
 #else

@@ -23,11 +23,14 @@
 #include "drivers/driver.h"
 
 #include <simgrid/link.h>
+#include <simgrid/cond.h>
+#include <simgrid/mutex.h>
 #include <xbt/dynar.h>
 
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 /* Fake device addresses: a monotonic counter, so every allocation of the
  * process gets an address of its own (deterministic too). */
@@ -59,6 +62,67 @@ static sg_host_t node_host(unsigned node)
 	return sg_host_named(name);
 }
 
+/*
+ * Which copies wait for which. A copy waits for every earlier one still
+ * queued or running that it must follow, then runs; copies that need not
+ * follow each other run together and share the links they cross. The
+ * rules are those StarPU's simulation applies, from what was observed of
+ * CUDA devices (one DMA stream per direction and pair of nodes; peer copies
+ * serialized with the copies into either of their devices):
+ *   - the same source and destination: in order;
+ *   - a GPU to GPU copy follows the crossed copy (its destination to its
+ *     source) and every copy into its source or its destination;
+ *   - any copy follows the GPU to GPU copies out of or into its
+ *     destination.
+ * "GPU" is a CUDA or OpenCL node; the others (RAM, MPI slaves) only follow
+ * the first rule.
+ *
+ * The pending copies form a list in arrival order (each entry lives on its
+ * copying actor's stack until it is done). Actors run one at a time, but
+ * SimGrid calls may switch actors: the list is changed under pend_mutex.
+ */
+struct pending
+{
+	unsigned src, dst;
+	int gpu_gpu;
+	struct pending *next;
+};
+
+static struct pending *pend_head, *pend_tail;
+static sg_mutex_t pend_mutex;	/* made on first use; a leaf */
+static sg_cond_t pend_cond;	/* a copy ended */
+static signed char node_gpu[STARPU_MAXNODES];	/* 0 unknown, 1 GPU, -1 other */
+
+static int is_gpu(unsigned node)
+{
+	if (node >= STARPU_MAXNODES)
+		return 0;
+	if (!node_gpu[node])
+	{
+		char name[32] = "";
+		sg_core->node_host(node, name, sizeof(name));
+		node_gpu[node] = (!strncmp(name, "CUDA", 4) || !strncmp(name, "OpenCL", 6)) ? 1 : -1;
+	}
+	return node_gpu[node] > 0;
+}
+
+static int must_follow(const struct pending *n, const struct pending *o)
+{
+	if (n->src == o->src && n->dst == o->dst)
+		return 1;
+	if (n->gpu_gpu && ((n->src == o->dst && o->src == n->dst) || o->dst == n->src || o->dst == n->dst))
+		return 1;
+	return o->gpu_gpu && (n->dst == o->src || n->dst == o->dst);
+}
+
+static int must_wait(const struct pending *me)
+{
+	for (const struct pending *o = pend_head; o && o != me; o = o->next)
+		if (must_follow(me, o))
+			return 1;
+	return 0;
+}
+
 static int transfer(unsigned src_node, unsigned dst_node, size_t bytes)
 {
 	sg_host_t from = node_host(src_node), to = node_host(dst_node);
@@ -71,7 +135,36 @@ static int transfer(unsigned src_node, unsigned dst_node, size_t bytes)
 			"(-ENODEV)\n", src_node, dst_node, from ? b : a);
 		return -ENODEV;
 	}
+	if (!pend_mutex)
+	{
+		pend_mutex = sg_mutex_init();
+		pend_cond = sg_cond_init();
+	}
+	struct pending me = { .src = src_node, .dst = dst_node, .gpu_gpu = is_gpu(src_node) && is_gpu(dst_node) };
+	sg_mutex_lock(pend_mutex);
+	if (pend_tail)
+		pend_tail->next = &me;
+	else
+		pend_head = &me;
+	pend_tail = &me;
+	while (must_wait(&me))
+		sg_cond_wait(pend_cond, pend_mutex);
+	sg_mutex_unlock(pend_mutex);
+
 	sg_host_sendto(from, to, (double) bytes);
+
+	sg_mutex_lock(pend_mutex);
+	struct pending **pp = &pend_head, *prev = NULL;
+	while (*pp != &me)
+	{
+		prev = *pp;
+		pp = &(*pp)->next;
+	}
+	*pp = me.next;
+	if (pend_tail == &me)
+		pend_tail = prev;
+	sg_cond_notify_all(pend_cond);
+	sg_mutex_unlock(pend_mutex);
 	return 0;
 }
 

@@ -24,6 +24,9 @@ int starpu_disk_swap_node = -1;
 static unsigned char mem_peer[STARPU_MAXNODES][STARPU_MAXNODES];
 
 static size_t malloc_align = 64;
+/* Simulation: held while a device allocation's cost is charged (mem_alloc).
+ * A leaf: nothing else is taken under it. */
+static os_mutex_t dev_alloc_lock = OS_MUTEX_INITIALIZER;
 
 int mem_env_mib(const char *var, ssize_t *bytes)
 {
@@ -201,8 +204,15 @@ uintptr_t mem_alloc(unsigned node, size_t size, int flags)
 	}
 	n->used += (ssize_t) size;
 	os_mutex_unlock(&n->lock);
-	if (n->kind == STARPU_CUDA_RAM || n->kind == STARPU_OPENCL_RAM)
-		sim_cost(SIM_COST_DEV_MALLOC, 1);	/* simulation: the device allocation's cost */
+	if ((n->kind == STARPU_CUDA_RAM || n->kind == STARPU_OPENCL_RAM) && sim_costs[SIM_COST_DEV_MALLOC] > 0.0)
+	{
+		/* Simulation: the device allocation's cost, one allocation at
+		 * a time over all devices, as the CUDA driver's allocator
+		 * serializes them (and as StarPU's simulation charges them). */
+		os_mutex_lock(&dev_alloc_lock);
+		sim_cost(SIM_COST_DEV_MALLOC, 1);
+		os_mutex_unlock(&dev_alloc_lock);
+	}
 	uintptr_t p = n->ops->malloc(node, size, flags);
 	if (!p)
 	{

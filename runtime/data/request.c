@@ -42,6 +42,10 @@ struct request_queue
 	os_cond_t cond;			/* a request arrived, or stop */
 	os_thread_t thread;
 	int has_thread;			/* set by data_requests_start, cleared once joined */
+	/* Requests the transfer thread may start: those queued when the
+	 * node's worker last looked (data_progress), as the worker of a real
+	 * device starts its prefetches between tasks, not during a kernel. */
+	unsigned released;
 	int stop;			/* drain the queue, then exit */
 	char thread_name[32];
 };
@@ -146,7 +150,7 @@ static void *transfer_thread(void *arg)
 	os_mutex_lock(&q->lock);
 	for (;;)
 	{
-		struct request *r = pop_locked(q, 1);
+		struct request *r = q->released || q->stop ? pop_locked(q, 1) : NULL;
 		if (!r)
 		{
 			if (q->stop)
@@ -154,6 +158,8 @@ static void *transfer_thread(void *arg)
 			os_cond_wait(&q->cond, &q->lock);
 			continue;
 		}
+		if (q->released)
+			q->released--;
 		os_mutex_unlock(&q->lock);
 		atomic_fetch_sub(&npending, 1);
 		run_request(r, node);
@@ -201,7 +207,21 @@ int data_progress(unsigned node, int idle)
 		return 0;
 	struct request_queue *q = &queues[node];
 	if (__atomic_load_n(&q->has_thread, __ATOMIC_RELAXED))
-		return 0;	/* its transfer thread runs it */
+	{
+		/* Its transfer thread runs them: let it start what is queued. */
+		os_mutex_lock(&q->lock);
+		unsigned n = 0;
+		for (int level = 0; level <= idle; level++)
+			for (struct request *r = q->head[level]; r; r = r->next)
+				n++;
+		if (n > q->released)
+		{
+			q->released = n;
+			os_cond_signal(&q->cond);
+		}
+		os_mutex_unlock(&q->lock);
+		return 0;
+	}
 	int ran = 0;
 	for (int level = 0; level <= idle; level++)
 	{

@@ -251,7 +251,11 @@ static int transfer(starpu_data_handle_t h, unsigned dst, int may_queue)
 		x->dst = dst;
 	}
 	os_mutex_unlock(&h->lock);
-	sim_cost(SIM_COST_TRANSFER, 1);	/* simulation: setting the copy up */
+	/* Simulation: setting a GPU's copy up (StarPU's simulation charges
+	 * its DMA queueing). */
+	if (mem_nodes[src].kind == STARPU_CUDA_RAM || mem_nodes[src].kind == STARPU_OPENCL_RAM ||
+	    mem_nodes[dst].kind == STARPU_CUDA_RAM || mem_nodes[dst].kind == STARPU_OPENCL_RAM)
+		sim_cost(SIM_COST_TRANSFER, 1);
 	int ret = data_copy_interface(h, (unsigned) src, dst, x ? &x->async : NULL);
 	if (x && x->async.event)
 	{

@@ -387,8 +387,15 @@ double starpu_transfer_predict(unsigned src_node, unsigned dst_node, size_t size
 	double lat = starpu_transfer_latency(src_node, dst_node);
 	if (!(bw > 0.0) || !isfinite(lat))
 		return NAN;
-	/* MB/s is bytes per µs. */
-	return lat + (double) size / bw;
+	/* MB/s is bytes per µs. As StarPU's estimate, the time on the wire
+	 * counts twice per GPU in use (every GPU may be copying, both ways, on
+	 * the same bus): schedulers (dmda's data penalty) then weigh a copy as
+	 * StarPU's do, and keep work near its data as the GPUs multiply. */
+	unsigned ngpus = 0;
+	for (unsigned n = 0; n < mem_nnodes; n++)
+		if (mem_nodes[n].kind == STARPU_CUDA_RAM || mem_nodes[n].kind == STARPU_OPENCL_RAM)
+			ngpus++;
+	return lat + (double) size / bw * (ngpus ? 2.0 * ngpus : 1.0);
 }
 
 static void print_matrix(FILE *f, double m[STARPU_MAXNODES][STARPU_MAXNODES], const char *unit, const char *fmt)

@@ -174,7 +174,12 @@ double starpu_data_expected_transfer_time(starpu_data_handle_t handle, unsigned 
 	if (!(mode & STARPU_R))
 		return 0.0;
 	os_mutex_lock(&handle->lock);
-	int valid_here = data_rep(handle, memory_node)->state != REP_INVALID;
+	/* Valid there, or on its way (a copy running or a prefetch queued
+	 * there): nothing more to pay, as StarPU counts it; otherwise a
+	 * scheduler would take the data it already sends to a node for a cost
+	 * of that node, and spread the readers of one datum over the devices. */
+	const struct data_replicate *here = data_rep(handle, memory_node);
+	int valid_here = here->state != REP_INVALID || here->transferring || here->requested;
 	int src = -1;
 	if (!valid_here)
 	{

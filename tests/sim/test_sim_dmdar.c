@@ -11,12 +11,14 @@
  * in this order (the main actor submits all of them before the GPU worker
  * gets a turn, see test_sim.c's golden cases):
  *   T0 on C (on the GPU), T1 on A (only in RAM), T2 on B (on the GPU).
- * Pushing T1 starts the prefetch of A to CUDA0: [0, 1010].
- *   dmda pops in queue order: T0 [0, 500]; T1 waits for A, [1010, 1510];
- *     T2 [1510, 2010].
+ * Pushing T1 queues the prefetch of A to CUDA0, which the GPU's transfer
+ * thread starts once the worker has seen it between two tasks (as a real
+ * device's worker starts its prefetches): after T0, [500, 1510].
+ *   dmda pops in queue order: T0 [0, 500]; T1 waits for A, [1510, 2010];
+ *     T2 [2010, 2510].
  *   dmdar pops first a queued task whose data are on the node: T0 [0, 500];
- *     at 500 A is still on its way, so T2 [500, 1000]; then T1, whose data
- *     arrived at 1010, [1010, 1510].
+ *     at 500 A is on its way, so T2 [500, 1000]; then T1, whose data
+ *     arrive at 1510, [1510, 2010].
  * The child prints the completion order and each task's end (callback
  * date, which in simulation is the end of the task's simulated run).
  */
@@ -131,7 +133,7 @@ static void test_dmdar_ready_first(void)
 	expect_str(&c, "order", "021");	/* T2 (data there) overtakes T1 */
 	CU_ASSERT(close_to(out_num(&c, "end0"), 500.0));
 	CU_ASSERT(close_to(out_num(&c, "end2"), 1000.0));
-	CU_ASSERT(close_to(out_num(&c, "end1"), 1510.0));
+	CU_ASSERT(close_to(out_num(&c, "end1"), 2010.0));
 }
 
 static void test_dmda_queue_order(void)
@@ -141,8 +143,8 @@ static void test_dmda_queue_order(void)
 	run("dmda", &c);
 	expect_str(&c, "order", "012");	/* T2 waits behind T1's transfer */
 	CU_ASSERT(close_to(out_num(&c, "end0"), 500.0));
-	CU_ASSERT(close_to(out_num(&c, "end1"), 1510.0));
-	CU_ASSERT(close_to(out_num(&c, "end2"), 2010.0));
+	CU_ASSERT(close_to(out_num(&c, "end1"), 2010.0));
+	CU_ASSERT(close_to(out_num(&c, "end2"), 2510.0));
 }
 
 static const struct vtest_case cases[] = {

@@ -52,6 +52,9 @@ static struct starpu_codelet cl2 = {
 static struct starpu_codelet gpu_cl = {
 	.where = STARPU_CUDA,
 	.cuda_funcs = { vela_sim_placeholder },
+	/* Queued asynchronously: the only kernels whose queueing costs
+	 * (STARPU_SIMGRID_CUDA_QUEUE_COST, as in StarPU's simulation). */
+	.cuda_flags = { STARPU_CUDA_ASYNC },
 	.nbuffers = 1,
 	.modes = { STARPU_RW },
 	.model = &model,

@@ -1,8 +1,10 @@
 #!/bin/sh
 # Golden tests of traces of a simulated run (issue 6): a small tiled
-# Cholesky (tests/sim/replay_app, 35 tasks) simulated on the 2-GPU test
-# platform with the derived epyc2-4xa100-pcie models and dmda, so that the
-# trace has CPU and GPU tasks and transfers. Simulated time makes the run
+# Cholesky (tests/sim/replay_app, 8x8 tiles, 120 tasks) simulated on
+# platforms/epyc2-4xa100-pcie (1 GPU, 3 CPU workers) with its derived
+# models and dmda, so that the trace has CPU and GPU tasks and transfers
+# (dmda keeps work near its data: with fewer tiles, or on the 2-GPU test
+# platform's slow links, every task runs on one kind of worker). Simulated time makes the run
 # deterministic: every export is compared byte for byte with
 # tests/trace/golden/sim.*, a second run must give the same exports (and
 # an untraced run the same makespan), and
@@ -38,9 +40,10 @@ unset STARPU_SCHED STARPU_NCPU STARPU_NCUDA STARPU_SIMGRID STARPU_SIMGRID_PLATFO
 # simulate DIR: one simulated, traced run; its trace becomes DIR/sim.vtrace.
 simulate() {
 	mkdir "$1"
-	STARPU_SIMGRID=1 STARPU_SIMGRID_PLATFORM="$top_srcdir/tests/sim/data/2cuda.platform.v4.xml" \
+	STARPU_SIMGRID=1 STARPU_SIMGRID_PLATFORM="$top_srcdir/platforms/epyc2-4xa100-pcie.platform.v4.xml" \
+		STARPU_NCUDA=1 STARPU_NCPU=3 \
 		STARPU_PERF_MODEL_DIR="$top_srcdir/perfmodels/epyc2-4xa100-pcie" STARPU_HOSTNAME=epyc2-4xa100-pcie \
-		STARPU_SCHED=dmda STARPU_FXT_TRACE=1 STARPU_FXT_PREFIX="$1/" "$app" 5 >"$1.out" 2>"$1.err" ||
+		STARPU_SCHED=dmda STARPU_FXT_TRACE=1 STARPU_FXT_PREFIX="$1/" "$app" 8 >"$1.out" 2>"$1.err" ||
 		{ cat "$1.err"; problem "the simulated run failed"; exit 1; }
 	mv "$1"/vela_trace_* "$1/sim.vtrace" || { problem "the simulated run wrote no trace"; exit 1; }
 	(
@@ -56,9 +59,10 @@ simulate a
 simulate b
 # Recording does not change the schedule: the same run untraced has the
 # same makespan.
-STARPU_SIMGRID=1 STARPU_SIMGRID_PLATFORM="$top_srcdir/tests/sim/data/2cuda.platform.v4.xml" \
+STARPU_SIMGRID=1 STARPU_SIMGRID_PLATFORM="$top_srcdir/platforms/epyc2-4xa100-pcie.platform.v4.xml" \
+	STARPU_NCUDA=1 STARPU_NCPU=3 \
 	STARPU_PERF_MODEL_DIR="$top_srcdir/perfmodels/epyc2-4xa100-pcie" STARPU_HOSTNAME=epyc2-4xa100-pcie \
-	STARPU_SCHED=dmda "$app" 5 >untraced.out 2>untraced.err || { cat untraced.err; problem "the untraced run failed"; }
+	STARPU_SCHED=dmda "$app" 8 >untraced.out 2>untraced.err || { cat untraced.err; problem "the untraced run failed"; }
 grep -q "^makespan: " a.out && cmp -s a.out untraced.out ||
 	{ cat a.out untraced.out; problem "the traced and untraced simulated runs differ"; }
 
@@ -78,7 +82,7 @@ grep -q "CUDA 0 *-> RAM 0\|RAM 0 *-> CUDA" a/sim.stats || problem "no transfer i
 # The same program for real (its kernels do nothing; the CPU workers run
 # them), then compared with the simulated trace.
 mkdir real
-STARPU_FXT_TRACE=1 STARPU_FXT_PREFIX="$tmp/real/" STARPU_NCPU=2 "$app" 5 >real.out 2>real.err ||
+STARPU_FXT_TRACE=1 STARPU_FXT_PREFIX="$tmp/real/" STARPU_NCPU=2 "$app" 8 >real.out 2>real.err ||
 	{ cat real.err; problem "the real run failed"; }
 "$vela" trace diff real/vela_trace_* a/sim.vtrace >diff.out 2>diff.err || { cat diff.err; problem "trace diff"; }
 for c in potrf trsm syrk gemm; do

@@ -11,7 +11,9 @@
  *          STARPU_SCHED_ALPHA/BETA/GAMMA and STARPU_IDLE_POWER as in StarPU;
  *   dmdar: dmda, and a worker takes first the queued tasks whose input data
  *          are already on its memory node;
- *   dmdas: dmda, each queue sorted by priority (FIFO among equals).
+ *   dmdas: dmda, each queue sorted by priority (FIFO among equals); a
+ *          worker takes, among the queued tasks of the highest priority,
+ *          the first whose input data are on its node (StarPU's choice).
  * A task whose model is not calibrated for some arch able to run it (NaN
  * prediction) goes to the least loaded such worker instead, so that every
  * arch and implementation gets measured; with no model at all (0.0 lengths)
@@ -58,7 +60,6 @@ struct dm_data
 {
 	enum dm_kind kind;
 	double alpha, beta, gamma, idle_power;
-	_Atomic unsigned next;		/* rotates the scan start among ties */
 	unsigned nworkers;		/* size of w[] (every worker of the machine) */
 	struct dm_worker w[];
 };
@@ -162,6 +163,17 @@ static int task_ready_on(struct starpu_task *task, unsigned node)
 	return 1;
 }
 
+/* How many of task's input data are not valid on node yet. */
+static unsigned task_missing_on(struct starpu_task *task, unsigned node)
+{
+	unsigned n = STARPU_TASK_GET_NBUFFERS(task), missing = 0;
+	for (unsigned i = 0; i < n; i++)
+		if ((STARPU_TASK_GET_MODE(task, i) & STARPU_R) &&
+		    !starpu_data_is_on_node(STARPU_TASK_GET_HANDLE(task, i), node))
+			missing++;
+	return missing;
+}
+
 /* dmdar looks this far into a queue for a ready task (bounds the time the
  * lock is held). */
 #define DMDAR_LOOKAHEAD 32
@@ -169,7 +181,27 @@ static int task_ready_on(struct starpu_task *task, unsigned node)
 static struct starpu_task *dequeue_locked(struct dm_data *d, struct dm_worker *q, int workerid)
 {
 	struct starpu_task *task = starpu_task_list_front(&q->tasks);
-	if (task && d->kind == DM_DMDAR)
+	if (task && d->kind == DM_DMDAS)
+	{
+		/* As StarPU's dmdas: among the tasks of the first one's
+		 * priority, the first whose data are all on the node, else the
+		 * one with the fewest missing. */
+		unsigned node = starpu_worker_get_memory_node((unsigned) workerid);
+		int first_prio = task->priority;
+		unsigned best_missing = UINT_MAX;
+		for (struct starpu_task *t = task; t && t->priority >= first_prio; t = t->next)
+		{
+			unsigned missing = task_missing_on(t, node);
+			if (missing < best_missing)
+			{
+				best_missing = missing;
+				task = t;
+				if (!missing)
+					break;
+			}
+		}
+	}
+	else if (task && d->kind == DM_DMDAR)
 	{
 		unsigned node = starpu_worker_get_memory_node((unsigned) workerid);
 		unsigned k = 0;
@@ -279,10 +311,9 @@ static unsigned list_candidates(struct dm_data *d, unsigned ctx, struct starpu_t
 	memset(cache.have_transfer, 0, sizeof(cache.have_transfer));
 	double now = starpu_timing_now();
 	unsigned n = 0;
-	unsigned start = atomic_fetch_add_explicit(&d->next, 1, memory_order_relaxed);
 	for (unsigned k = 0; k < d->nworkers; k++)
 	{
-		int w = (int) ((start + k) % d->nworkers);
+		int w = (int) k;
 		struct dm_worker *q = &d->w[w];
 		if (!atomic_load_explicit(&q->member, memory_order_acquire))
 			continue;
@@ -305,7 +336,9 @@ static unsigned list_candidates(struct dm_data *d, unsigned ctx, struct starpu_t
 			predict(d, &cache, task, w, ctx, impl, &c->length, &c->energy);
 			c->transfer = transfer;
 			c->ntasks = ntasks;
-			/* Data come while the queue drains (prefetch). */
+			/* Data come while the queue drains (prefetch); the
+			 * transfer also weighs in the fitness (beta), and what of
+			 * it the queue does not hide is booked at commit. */
 			double ready = qend > now + transfer ? qend : now + transfer;
 			c->end = ready + (isnan(c->length) ? 0.0 : c->length);
 		}
@@ -313,29 +346,33 @@ static unsigned list_candidates(struct dm_data *d, unsigned ctx, struct starpu_t
 	return n;
 }
 
-/* Whether c beats best on a tie: fewer queued tasks, then the calling
- * worker (it is about to be free, its caches hold the data the finished task
- * left, and no sleeping worker needs waking). */
-static int wins_tie(const struct candidate *c, const struct candidate *best, int self)
-{
-	return c->ntasks < best->ntasks || (c->ntasks == best->ntasks && c->worker == self);
-}
-
 /* The candidate to use, by the rules in the header comment. */
 static const struct candidate *choose(struct dm_data *d, const struct candidate *cands, unsigned n)
 {
 	const struct candidate *best = NULL;
-	int self = starpu_worker_get_id();
+	/* Ties go to the first candidate in worker order (CUDA, OpenCL, then
+	 * CPU workers), as in StarPU: the same schedules as its dmda. */
 	/* Forced calibration: an uncalibrated pair wins; the least loaded. */
 	for (unsigned i = 0; i < n; i++)
 	{
 		const struct candidate *c = &cands[i];
-		if (isnan(c->length) &&
-		    (!best || c->end < best->end || (c->end == best->end && wins_tie(c, best, self))))
+		if (isnan(c->length) && (!best || c->ntasks < best->ntasks))
 			best = c;
 	}
 	if (best)
 		return best;
+	/* No prediction at all (no model: 0.0) for some pair: as StarPU, the
+	 * greedy choice, the least loaded in queued tasks. */
+	for (unsigned i = 0; i < n && !best; i++)
+		if (cands[i].length == 0.0)
+			best = &cands[0];
+	if (best)
+	{
+		for (unsigned i = 1; i < n; i++)
+			if (cands[i].ntasks < best->ntasks)
+				best = &cands[i];
+		return best;
+	}
 
 	double min_end = INFINITY, max_end = 0.0;
 	for (unsigned i = 0; i < n; i++)
@@ -359,7 +396,7 @@ static const struct candidate *choose(struct dm_data *d, const struct candidate 
 			if (c->end > max_end)
 				fit += d->gamma * d->idle_power * (c->end - max_end) / 1e6;
 		}
-		if (!best || fit < best_fit || (fit == best_fit && wins_tie(c, best, self)))
+		if (!best || fit < best_fit)
 		{
 			best = c;
 			best_fit = fit;
@@ -382,7 +419,13 @@ static int commit(struct dm_data *d, struct starpu_task *task, const struct cand
 	double now = starpu_timing_now();
 	if (q->exp_start < now)
 		q->exp_start = now;
-	q->exp_len += booked_length(task);
+	q->exp_end = q->exp_start + q->exp_len;
+	/* The part of the transfer the queue ahead does not hide delays the
+	 * queue (StarPU's booking): held until the task starts (pre_exec). */
+	double transfer = task->predicted_transfer;
+	transfer = isnan(transfer) || now + transfer < q->exp_end ? 0.0 : now + transfer - q->exp_end;
+	task->predicted_transfer = transfer;
+	q->exp_len += transfer + booked_length(task);
 	q->exp_end = q->exp_start + q->exp_len;
 	task->predicted_start = q->exp_end - booked_length(task);
 	enqueue_locked(d, q, task);
@@ -446,13 +489,36 @@ static struct starpu_task *dm_pop(unsigned ctx)
 	{
 		double len = booked_length(task);
 		q->exp_len -= len;
-		if (q->exp_len < 0.0 || starpu_task_list_empty(&q->tasks))
+		/* Left: the bookings of transfers not started yet, this task's
+		 * included (pre_exec takes it off). */
+		if (q->exp_len < 0.0)
 			q->exp_len = 0.0;
 		q->exp_start = starpu_timing_now() + len;
 		q->exp_end = q->exp_start + q->exp_len;
 	}
 	os_mutex_unlock(&q->lock);
 	return task;
+}
+
+/* The task's data are there, it starts: its transfer's booking is over. */
+static void dm_pre_exec(struct starpu_task *task, unsigned ctx)
+{
+	struct dm_data *d = starpu_sched_ctx_get_policy_data(ctx);
+	int me = starpu_worker_get_id();
+	if (!d || me < 0 || (unsigned) me >= d->nworkers)
+		return;
+	struct dm_worker *q = &d->w[me];
+	os_mutex_lock(&q->lock);
+	double transfer = task->predicted_transfer;
+	if (!isnan(transfer) && transfer > 0.0)
+	{
+		q->exp_len -= transfer;
+		if (q->exp_len < 0.0)
+			q->exp_len = 0.0;
+	}
+	q->exp_start = starpu_timing_now() + booked_length(task);
+	q->exp_end = q->exp_start + q->exp_len;
+	os_mutex_unlock(&q->lock);
 }
 
 /* The task ended on this worker: its queue starts now. */
@@ -535,6 +601,7 @@ static void dm_remove_workers(unsigned ctx, int *ids, unsigned n)
 	.deinit_sched = dm_deinit, \
 	.push_task = dm_push, \
 	.pop_task = dm_pop, \
+	.pre_exec_hook = dm_pre_exec, \
 	.post_exec_hook = dm_post_exec, \
 	.add_workers = dm_add_workers, \
 	.remove_workers = dm_remove_workers, \
