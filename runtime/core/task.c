@@ -289,7 +289,23 @@ static int task_check_buffers(struct starpu_task *task)
 		int ret;
 		if ((mode & STARPU_REDUX) && (ret = data_redux_check(h, "starpu_task_submit")))
 			return ret;
-		if (!internal && (ret = data_check_not_partitioned(h, mode, "starpu_task_submit")))
+	}
+	/* Partition plans the buffers need are switched to (StarPU 1.3's
+	 * implicit partitioning); the switches one buffer needed may be in
+	 * the way of another (a piece and its parent in one task): all must
+	 * hold together. */
+	for (int i = 0; !internal && i < n; i++)
+	{
+		int ret = data_partition_access(STARPU_TASK_GET_HANDLE(task, i), STARPU_TASK_GET_MODE(task, i),
+						"starpu_task_submit");
+		if (ret)
+			return ret;
+	}
+	for (int i = 0; !internal && n > 1 && i < n; i++)
+	{
+		int ret = data_check_not_partitioned(STARPU_TASK_GET_HANDLE(task, i), STARPU_TASK_GET_MODE(task, i),
+						     "starpu_task_submit");
+		if (ret)
 			return ret;
 	}
 	return 0;
