@@ -603,6 +603,17 @@ struct starpu_task *starpu_task_get_current(void)
 	return t ? t->current_task : NULL;
 }
 
+int starpu_task_get_current_data_node(unsigned i)
+{
+	struct starpu_task *task = starpu_task_get_current();
+	if (!task || !task->cl || i >= (unsigned) STARPU_TASK_GET_NBUFFERS(task))
+		return -1;
+	/* Every buffer of a task is on the memory node of the worker running
+	 * it (Vela has no codelet specific_nodes). */
+	int w = starpu_worker_get_id();
+	return w < 0 ? -1 : (int) starpu_worker_get_memory_node((unsigned) w);
+}
+
 unsigned long starpu_task_get_job_id(struct starpu_task *task)
 {
 	struct job *job = job_of(task);
