@@ -13,6 +13,7 @@
 #include "core/tags.h"
 #include "core/workers.h"
 #include "data/data.h"
+#include "perfmodel/bound.h"
 #include "trace/trace.h"
 
 #include <errno.h>
@@ -407,6 +408,7 @@ int starpu_task_submit(struct starpu_task *task)
 	job->counted = 1;
 	atomic_fetch_add_explicit(&rt.nsubmitted, 1, memory_order_relaxed);
 	sched_ctx_job_submitted(job);
+	bound_record(task);	/* starpu_bound_start: counted in the bound */
 
 	int synchronous = task->synchronous;
 	if (synchronous)

@@ -262,6 +262,45 @@ static void misc(void)
 	CHECK(used[0] != NULL && unused_pointer == NULL);
 }
 
+/* ---- bound ---- */
+
+static void sleep_cpu(void *b[], void *arg)
+{
+	(void) b;
+	(void) arg;
+	compat_sleep_ms(4);
+}
+
+static struct starpu_perfmodel sleep_model = { .type = STARPU_HISTORY_BASED, .symbol = "compat_api_bound" };
+static struct starpu_codelet sleep_cl = { .cpu_funcs = { sleep_cpu }, .nbuffers = 0, .model = &sleep_model };
+
+static void bound(void)
+{
+	/* calibrate (StarPU's bound reads history-based models) */
+	for (int i = 0; i < 12; i++)
+		CHECK(starpu_task_insert(&sleep_cl, 0) == 0);
+	starpu_task_wait_for_all();
+	struct starpu_task *probe = starpu_task_create();
+	probe->cl = &sleep_cl;
+	probe->destroy = 0;
+	double length = starpu_task_expected_length(probe, starpu_worker_get_perf_archtype(0, 0), 0);
+	starpu_task_destroy(probe);
+	CHECK(!isnan(length) && length > 1000);
+
+	starpu_bound_start(0, 0);
+	for (int i = 0; i < 10; i++)
+		CHECK(starpu_task_insert(&sleep_cl, 0) == 0);
+	starpu_task_wait_for_all();
+	starpu_bound_stop();
+	double res = -1, ires = -1;
+	starpu_bound_compute(&res, &ires, 0);
+	/* 10 tasks of about `length` µs over the CPU workers, in ms */
+	double want = 10 * length / 1000.0 / starpu_cpu_worker_get_count();
+	if (!(fabs(res - want) < 0.2 * want))
+		fprintf(stderr, "bound: %f ms, expected about %f ms\n", res, want);
+	CHECK(fabs(res - want) < 0.2 * want);
+}
+
 int main(void)
 {
 	int ret = compat_start(2, "dmda");
@@ -275,6 +314,7 @@ int main(void)
 	contexts();
 	tree();
 	misc();
+	bound();
 	starpu_shutdown();
 	return compat_result("compat_api");
 }
