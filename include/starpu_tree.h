@@ -28,9 +28,10 @@ void starpu_tree_prepare_children(unsigned arity, struct starpu_tree *father);
 void starpu_tree_insert(struct starpu_tree *tree, int id, int level, int is_pu, int arity, struct starpu_tree *father);
 /* The node with this id, or NULL. */
 struct starpu_tree *starpu_tree_get(struct starpu_tree *tree, int id);
-/* The nearest processing unit to node not yet visited and present (both
- * indexed by id), searching node's subtree then its father's; marks what
- * it went through in visited. NULL when there is none. */
+/* The nearest processing unit to node (node excluded) that is present and
+ * not yet visited (both arrays indexed by id): in the subtrees of node's
+ * siblings, then of its father's siblings, and so on up to tree (node
+ * NULL: anywhere in tree). Marks it visited; NULL when there is none. */
 struct starpu_tree *starpu_tree_get_neighbour(struct starpu_tree *tree, struct starpu_tree *node, char *visited, char *present);
 /* Frees the children arrays below tree (not tree itself). */
 void starpu_tree_free(struct starpu_tree *tree);

@@ -72,9 +72,9 @@ struct starpu_tree *starpu_tree_get_neighbour(struct starpu_tree *tree, struct s
 		return NULL;
 	if (!node)
 		return leaf_below(tree, visited, present);
-	/* Node's own subtree first, then its siblings' (from the next one
-	 * round), then up. */
-	struct starpu_tree *found = leaf_below(node, visited, present);
+	/* Node's siblings' subtrees (from the next one round), then its
+	 * father's siblings', and so on up. */
+	struct starpu_tree *found = NULL;
 	for (struct starpu_tree *from = node; !found && from != tree && from->father; from = from->father)
 	{
 		struct starpu_tree *f = from->father;

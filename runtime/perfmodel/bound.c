@@ -109,6 +109,14 @@ void starpu_bound_stop(void)
 	atomic_store(&bound_recording, 0);
 }
 
+static int same_lengths(const double *a, const double *b, unsigned n)
+{
+	for (unsigned c = 0; c < n; c++)
+		if (!(a[c] == b[c] || (isnan(a[c]) && isnan(b[c]))))
+			return 0;
+	return 1;
+}
+
 void bound_record_slow(struct starpu_task *task)
 {
 	if (!task->cl || (task->type & STARPU_TASK_TYPE_INTERNAL))
@@ -150,7 +158,9 @@ void bound_record_slow(struct starpu_task *task)
 	else
 	{
 		struct kind *k = kinds;
-		while (k && (k->cl != task->cl || k->footprint != fp))
+		/* the same prediction too (a cost function may tell apart
+		 * tasks of one footprint) */
+		while (k && (k->cl != task->cl || k->footprint != fp || !same_lengths(k->length, length, nc)))
 			k = k->next;
 		if (!k && (k = calloc(1, sizeof(*k))))
 		{
@@ -278,7 +288,7 @@ void starpu_bound_compute(double *res, double *integer_res, int integer)
 	{
 		unsigned long n = unknown;
 		os_mutex_unlock(&bound_lock);
-		rt_warn("starpu_bound_compute: %lu recorded task(s) have no performance prediction (calibrate their models): no bound", n);
+		rt_error("starpu_bound_compute: %lu recorded task(s) have no performance prediction (calibrate their models): no bound", n);
 		return;
 	}
 	glp_prob *lp = build_lp(0);
@@ -299,7 +309,7 @@ void starpu_bound_compute(double *res, double *integer_res, int integer)
 	if (ilp)
 		glp_delete_prob(ilp);
 #else
-	rt_warn("starpu_bound_compute: Vela was built without GLPK (Debian: libglpk-dev): no bound");
+	rt_error("starpu_bound_compute: Vela was built without GLPK (Debian: libglpk-dev): no bound");
 #endif
 }
 
@@ -324,7 +334,9 @@ static void write_lp(FILE *out, int mps, const char *fn)
 		return;
 	}
 	close(fd);
+	int was = glp_term_out(GLP_OFF);
 	int ret = mps ? glp_write_mps(lp, GLP_MPS_FILE, NULL, path) : glp_write_lp(lp, NULL, path);
+	glp_term_out(was);
 	glp_delete_prob(lp);
 	FILE *in = ret ? NULL : fopen(path, "r");
 	if (in)

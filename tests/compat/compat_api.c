@@ -277,7 +277,7 @@ static struct starpu_codelet sleep_cl = { .cpu_funcs = { sleep_cpu }, .nbuffers 
 static void bound(void)
 {
 	/* calibrate (StarPU's bound reads history-based models) */
-	for (int i = 0; i < 12; i++)
+	for (int i = 0; i < 30; i++)
 		CHECK(starpu_task_insert(&sleep_cl, 0) == 0);
 	starpu_task_wait_for_all();
 	struct starpu_task *probe = starpu_task_create();
