@@ -189,6 +189,6 @@ void vela_sim_placeholder(void *buffers[], void *cl_arg);
 }
 #endif
 
-#include "starpu_deprecated_api.h"
+#include <starpu_deprecated_api.h>
 
 #endif /* STARPU_H */
