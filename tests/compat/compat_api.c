@@ -276,14 +276,19 @@ static struct starpu_codelet sleep_cl = { .cpu_funcs = { sleep_cpu }, .nbuffers 
 
 static void bound(void)
 {
-	/* calibrate (StarPU's bound reads history-based models) */
-	for (int i = 0; i < 30; i++)
-		CHECK(starpu_task_insert(&sleep_cl, 0) == 0);
-	starpu_task_wait_for_all();
+	/* calibrate (StarPU's bound reads history-based models), until the
+	 * model predicts (a loaded machine may take more samples) */
 	struct starpu_task *probe = starpu_task_create();
 	probe->cl = &sleep_cl;
 	probe->destroy = 0;
-	double length = starpu_task_expected_length(probe, starpu_worker_get_perf_archtype(0, 0), 0);
+	double length = NAN;
+	for (int round = 0; round < 10 && isnan(length); round++)
+	{
+		for (int i = 0; i < 15; i++)
+			CHECK(starpu_task_insert(&sleep_cl, 0) == 0);
+		starpu_task_wait_for_all();
+		length = starpu_task_expected_length(probe, starpu_worker_get_perf_archtype(0, 0), 0);
+	}
 	starpu_task_destroy(probe);
 	CHECK(!isnan(length) && length > 1000);
 
