@@ -96,9 +96,12 @@ static void test_bundles(void)
 	CU_ASSERT_EQUAL(starpu_task_wait(t[1]), 0);
 	CU_ASSERT_EQUAL(starpu_task_bundle_insert(other, t[1]), 0);	/* done: may be bundled again */
 	starpu_task_bundle_close(other);
+	struct starpu_task *late = fixed_task(1);
 	vtest_capture_stderr_begin();
-	CU_ASSERT_EQUAL(starpu_task_bundle_insert(other, fixed_task(1)), -EPERM);
+	CU_ASSERT_EQUAL(starpu_task_bundle_insert(other, late), -EPERM);
 	CHECK_MSG(vtest_capture_stderr_end(), "starpu_task_bundle_insert", "closed");
+	CU_ASSERT_PTR_NULL(late->bundle);
+	starpu_task_destroy(late);
 
 	/* the dm* policy runs them; they stay in the bundle (StarPU 1.3) */
 	CU_ASSERT_EQUAL(starpu_task_submit(t[0]), 0);
