@@ -10,6 +10,7 @@
 #include "drivers/driver.h"
 #include "core/combined.h"
 #include "core/conf.h"
+#include "core/hooks.h"
 #include "core/job.h"
 #include "core/rt.h"
 #include "core/sim_loader.h"
@@ -345,6 +346,11 @@ static int run_once(struct worker *w, int may_sleep)
 	int from_poll = 0;
 	/* No task: move data ahead of need (prefetches, idle ones too). */
 	if (!task && data_progress_for_worker(w->memory_node, 1))
+		return 0;
+	/* The application's progression and idle hooks (starpu_expert.h); one
+	 * asking to run again keeps the worker awake (real runs only: in a
+	 * simulation that would spin without time passing). */
+	if (!task && hooks_run() && !os_is_simulated())
 		return 0;
 	/* Nothing new to start: wait for what is in flight rather than sleep
 	 * (tasks on the device, copies into our node). */

@@ -42,6 +42,12 @@
 #include <starpu_cublas.h>
 #include <starpu_cusparse.h>
 #include <starpu_mpi_ms.h>
+#include <starpu_helper.h>
+#include <starpu_task_bundle.h>
+#include <starpu_expert.h>
+#include <starpu_bound.h>
+#include <starpu_tree.h>
+#include <starpu_simgrid_wrap.h>
 
 #ifdef __cplusplus
 extern "C"
@@ -182,5 +188,7 @@ void vela_sim_placeholder(void *buffers[], void *cl_arg);
 #ifdef __cplusplus
 }
 #endif
+
+#include <starpu_deprecated_api.h>
 
 #endif /* STARPU_H */

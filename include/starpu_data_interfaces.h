@@ -173,6 +173,12 @@ uintptr_t starpu_malloc_on_node_flags(unsigned dst_node, size_t size, int flags)
 uintptr_t starpu_malloc_on_node(unsigned dst_node, size_t size);
 void starpu_free_on_node_flags(unsigned dst_node, uintptr_t addr, size_t size, int flags);
 void starpu_free_on_node(unsigned dst_node, uintptr_t addr, size_t size);
+/* The flags starpu_malloc_on_node and starpu_free_on_node use on node
+ * (default STARPU_MALLOC_PINNED | STARPU_MALLOC_COUNT, as in StarPU). */
+void starpu_malloc_on_node_set_default_flags(unsigned node, int flags);
+/* Records in the execution trace a copy of size bytes from src_node to
+ * dst_node that an interface made itself (not through starpu_interface_copy). */
+void starpu_interface_data_copy(unsigned src_node, unsigned dst_node, size_t size);
 
 /* Variable: one element of elemsize bytes. */
 extern struct starpu_data_interface_ops starpu_interface_variable_ops;

@@ -152,6 +152,13 @@ int starpu_sched_tree_work_stealing_push_task(struct starpu_task *task);
 /* component->push_task(component, task), and pull_task likewise. */
 int starpu_sched_component_push_task(struct starpu_sched_component *from, struct starpu_sched_component *to, struct starpu_task *task);
 struct starpu_task *starpu_sched_component_pull_task(struct starpu_sched_component *from, struct starpu_sched_component *to);
+/* Moves tasks from component to its child `to` (pull from component, push
+ * to `to`) until one is refused or none is left; *success (if not NULL) is
+ * set when at least one was pushed. Returns the refused task (the caller
+ * holds it now, to queue again), or NULL. pump_downstream does the same to component's
+ * only child (component must have exactly one). */
+struct starpu_task *starpu_sched_component_pump_to(struct starpu_sched_component *component, struct starpu_sched_component *to, int *success);
+struct starpu_task *starpu_sched_component_pump_downstream(struct starpu_sched_component *component, int *success);
 /* Calls can_push on every parent; returns 1 if one of them moved a task. */
 int starpu_sched_component_send_can_push_to_parents(struct starpu_sched_component *component);
 /* Links parent and child both ways. */

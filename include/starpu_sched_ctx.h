@@ -82,6 +82,17 @@ void starpu_sched_ctx_set_user_data(unsigned sched_ctx_id, void *user_data);
 void starpu_sched_ctx_set_policy_data(unsigned sched_ctx_id, void *policy_data);
 void *starpu_sched_ctx_get_policy_data(unsigned sched_ctx_id);
 struct starpu_sched_policy *starpu_sched_ctx_get_sched_policy(unsigned sched_ctx_id);
+
+/* Runs func(param) on the calling thread, bound to the processing units of
+ * the context's CPU workers, while those workers are held (they run no
+ * task); returns what func returned. Not from a codelet or callback. */
+void *starpu_sched_ctx_exec_parallel_code(void *(*func)(void *), void *param, unsigned sched_ctx_id);
+/* The processing units (bind ids) of the context's CPU workers in a new
+ * array *cpuids (the caller frees it), *ncpuids of them. */
+void starpu_sched_ctx_get_available_cpuids(unsigned sched_ctx_id, int **cpuids, int *ncpuids);
+/* Binds the calling thread to processing unit cpuid (hwloc logical index,
+ * as starpu_worker_get_bindid). */
+void starpu_sched_ctx_bind_current_thread_to_cpuid(unsigned cpuid);
 /* The configuration callback given with the context (conf.sched_policy_init
  * for the global one, STARPU_SCHED_CTX_POLICY_INIT otherwise), or NULL. */
 void (*starpu_sched_ctx_get_sched_policy_init(unsigned sched_ctx_id))(unsigned);

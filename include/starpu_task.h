@@ -355,6 +355,9 @@ int starpu_task_nsubmitted(void);
 
 void starpu_iteration_push(unsigned long iteration);
 void starpu_iteration_pop(void);
+/* The memory node where buffer i of the task running on this thread is,
+ * or -1 outside a task (or i beyond its buffers). */
+int starpu_task_get_current_data_node(unsigned i);
 void starpu_do_schedule(void);
 
 void starpu_codelet_init(struct starpu_codelet *cl);

@@ -178,6 +178,18 @@ void starpu_strerror_r(int errnum, char *buf, size_t buflen);
 #define STARPU_SYNCHRONIZE() __sync_synchronize()
 #define STARPU_RMB() __atomic_thread_fence(__ATOMIC_ACQUIRE)
 #define STARPU_WMB() __atomic_thread_fence(__ATOMIC_RELEASE)
+
+/* The size of a cache line, to keep data written by different threads
+ * apart (alignment, padding). */
+#if defined(__i386__) || defined(__x86_64__) || defined(__aarch64__)
+#define STARPU_CACHELINE_SIZE 64
+#elif defined(__powerpc__) || defined(__powerpc64__) || defined(__ia64__)
+#define STARPU_CACHELINE_SIZE 128
+#elif defined(__s390__) || defined(__s390x__)
+#define STARPU_CACHELINE_SIZE 256
+#else
+#define STARPU_CACHELINE_SIZE 1024	/* unknown: large enough for any */
+#endif
 #define STARPU_ATOMIC_ADD_COUNTED(ptr, value) STARPU_ATOMIC_ADD(ptr, value)
 
 /* Environment. starpu_getenv() is getenv() unless the runtime was told to

@@ -36,6 +36,8 @@ void job_init(struct job *job, struct starpu_task *task)
 void job_fini(struct job *job)
 {
 	trace_on_job_fini(job);	/* observers: free the profiling record they allocated */
+	if (job->task && job->task->bundle)
+		bundle_task_gone(job->task);
 	tag_job_forget(job);
 	deps_job_fini(job);
 	if (job->owns_dyn_interfaces && job->task)

@@ -254,5 +254,8 @@ void job_destroy_task(struct starpu_task *task);
 void job_release_task(struct starpu_task *task);
 /* The task was destroyed (its memory is still in the recycling pool). */
 int job_task_is_dead(const struct starpu_task *task);
+/* bundle.c: the task leaves its bundle, if any (it is being freed, or a
+ * policy placed it). */
+void bundle_task_gone(struct starpu_task *task);
 
 #endif /* VELA_JOB_H */

@@ -13,6 +13,7 @@
 #include "core/tags.h"
 #include "core/workers.h"
 #include "data/data.h"
+#include "perfmodel/bound.h"
 #include "trace/trace.h"
 
 #include <errno.h>
@@ -289,7 +290,23 @@ static int task_check_buffers(struct starpu_task *task)
 		int ret;
 		if ((mode & STARPU_REDUX) && (ret = data_redux_check(h, "starpu_task_submit")))
 			return ret;
-		if (!internal && (ret = data_check_not_partitioned(h, mode, "starpu_task_submit")))
+	}
+	/* Partition plans the buffers need are switched to (StarPU 1.3's
+	 * implicit partitioning); the switches one buffer needed may be in
+	 * the way of another (a piece and its parent in one task): all must
+	 * hold together. */
+	for (int i = 0; !internal && i < n; i++)
+	{
+		int ret = data_partition_access(STARPU_TASK_GET_HANDLE(task, i), STARPU_TASK_GET_MODE(task, i),
+						"starpu_task_submit");
+		if (ret)
+			return ret;
+	}
+	for (int i = 0; !internal && n > 1 && i < n; i++)
+	{
+		int ret = data_check_not_partitioned(STARPU_TASK_GET_HANDLE(task, i), STARPU_TASK_GET_MODE(task, i),
+						     "starpu_task_submit");
+		if (ret)
 			return ret;
 	}
 	return 0;
@@ -391,6 +408,7 @@ int starpu_task_submit(struct starpu_task *task)
 	job->counted = 1;
 	atomic_fetch_add_explicit(&rt.nsubmitted, 1, memory_order_relaxed);
 	sched_ctx_job_submitted(job);
+	bound_record(task);	/* starpu_bound_start: counted in the bound */
 
 	int synchronous = task->synchronous;
 	if (synchronous)
@@ -585,6 +603,17 @@ struct starpu_task *starpu_task_get_current(void)
 		return NULL;
 	struct rt_thread *t = os_getspecific(rt.thread_key);
 	return t ? t->current_task : NULL;
+}
+
+int starpu_task_get_current_data_node(unsigned i)
+{
+	struct starpu_task *task = starpu_task_get_current();
+	if (!task || !task->cl || i >= (unsigned) STARPU_TASK_GET_NBUFFERS(task))
+		return -1;
+	/* Every buffer of a task is on the memory node of the worker running
+	 * it (Vela has no codelet specific_nodes). */
+	int w = starpu_worker_get_id();
+	return w < 0 ? -1 : (int) starpu_worker_get_memory_node((unsigned) w);
 }
 
 unsigned long starpu_task_get_job_id(struct starpu_task *task)

@@ -86,3 +86,8 @@ int starpu_get_pu_os_index(unsigned logical_index)
 	hwloc_obj_t pu = topo_pu_obj((int) logical_index);
 	return pu ? (int) pu->os_index : -1;
 }
+
+hwloc_topology_t starpu_get_hwloc_topology(void)
+{
+	return topo_hwloc();
+}

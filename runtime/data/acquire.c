@@ -84,7 +84,7 @@ static int check_args(starpu_data_handle_t h, int node, enum starpu_data_access_
 			 fn, node, mem_nodes[node].name);
 		return -EINVAL;
 	}
-	int ret = data_check_not_partitioned(h, mode, fn);
+	int ret = data_partition_access(h, mode, fn);
 	if (ret)
 		return ret;
 	return 0;

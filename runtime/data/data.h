@@ -143,13 +143,13 @@ struct starpu_data_state
 	unsigned child_index;
 	unsigned plan_id;			/* the parent's plan it belongs to (0: synchronous) */
 	unsigned char partitioned;		/* synchronous partition: parent unusable */
-	unsigned char partition_readonly;	/* active plan is read-only: the parent stays readable */
+	unsigned char partition_readonly;	/* the active plans are read-only: the parent stays readable */
 	unsigned char cleaning;			/* a piece being unregistered by its parent */
 	unsigned nchildren;			/* synchronous partition */
 	struct starpu_data_state **children;	/* owned */
 	struct partition_plan *plans;		/* asynchronous plans (partition_plan.c) */
 	unsigned next_plan_id;
-	unsigned active_plan;			/* id of the submitted plan, 0: none */
+	unsigned active_plans;			/* plans submitted: one read-write, or any number read-only */
 
 	char *name;				/* owned */
 	void *user_data;
@@ -340,6 +340,18 @@ void arbiter_forget_handle(starpu_data_handle_t h);
 /* Fails (message, -EINVAL) if h may not be accessed in mode because of a
  * partition: a partitioned parent, a piece of an inactive plan. */
 int data_check_not_partitioned(starpu_data_handle_t h, enum starpu_data_access_mode mode, const char *fn);
+/* The part of data_check_not_partitioned about h being a piece: fails if
+ * h is a piece of a plan not submitted, or of a read-only one and writes. */
+int data_check_piece(starpu_data_handle_t h, int writes, const char *fn);
+/* Makes h usable by an application access in mode (a task's buffer, an
+ * acquisition), as StarPU 1.3 does: submits the partition plans that lead
+ * from its ancestors to it (read-only when the access only reads) and
+ * gathers the plans of h that are in the way, then checks as
+ * data_check_not_partitioned. Called in submission order. */
+int data_partition_access(starpu_data_handle_t h, enum starpu_data_access_mode mode, const char *fn);
+/* The state of the plan the piece h belongs to: 0 not submitted (or h is
+ * no piece of a plan), 1 submitted read-only, 2 submitted read-write. */
+int data_piece_plan_state(starpu_data_handle_t h);
 /* The number of pieces f makes of h, or 0 (message printed: no filter,
  * no filter function, no pieces). */
 unsigned data_filter_nparts(starpu_data_handle_t h, struct starpu_data_filter *f, const char *fn);

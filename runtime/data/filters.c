@@ -42,23 +42,29 @@ int data_check_not_partitioned(starpu_data_handle_t h, enum starpu_data_access_m
 			 fn, (void *) h);
 		return -EINVAL;
 	}
-	if (h->active_plan && (writes || !h->partition_readonly))
+	if (h->active_plans && (writes || !h->partition_readonly))
 	{
 		rt_error("%s: handle %p is partitioned (starpu_data_partition%s_submit): %s (-EINVAL)", fn, (void *) h,
 			 h->partition_readonly ? "_readonly" : "",
 			 h->partition_readonly ? "it may only be read until unpartitioned" : "use its pieces, or unpartition it first");
 		return -EINVAL;
 	}
+	return data_check_piece(h, writes, fn);
+}
+
+int data_check_piece(starpu_data_handle_t h, int writes, const char *fn)
+{
 	starpu_data_handle_t p = h->parent;
 	if (p && h->plan_id && !h->cleaning)
 	{
-		if (p->active_plan != h->plan_id)
+		int state = data_piece_plan_state(h);
+		if (!state)
 		{
 			rt_error("%s: handle %p is a piece of a partition plan of %p that is not submitted (call starpu_data_partition_submit first) (-EINVAL)",
 				 fn, (void *) h, (void *) p);
 			return -EINVAL;
 		}
-		if (p->partition_readonly && writes)
+		if (state == 1 && writes)
 		{
 			rt_error("%s: handle %p is a piece of a read-only partition of %p: it may only be read (-EINVAL)",
 				 fn, (void *) h, (void *) p);
@@ -202,7 +208,7 @@ void starpu_data_partition(starpu_data_handle_t initial_handle, struct starpu_da
 		rt_error("%s: handle %p is not registered (-EINVAL)", fn, (void *) h);
 		return;
 	}
-	if (h->partitioned || h->active_plan)
+	if (h->partitioned || h->active_plans)
 	{
 		rt_error("%s: handle %p is already partitioned (-EINVAL)", fn, (void *) h);
 		return;
@@ -257,7 +263,7 @@ static starpu_data_handle_t piece_with_plan(starpu_data_handle_t h)
 	for (unsigned i = 0; i < h->nchildren; i++)
 	{
 		starpu_data_handle_t c = h->children[i], busy;
-		if (c->active_plan)
+		if (c->active_plans)
 			return c;
 		if (c->partitioned && (busy = piece_with_plan(c)))
 			return busy;

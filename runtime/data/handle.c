@@ -480,7 +480,7 @@ static int unregister_checks(starpu_data_handle_t h, const char *fn)
 		rt_error("%s: handle %p is not registered (unregistered twice?)", fn, (void *) h);
 		return -EINVAL;
 	}
-	if (h->partitioned || h->active_plan)
+	if (h->partitioned || h->active_plans)
 	{
 		rt_error("%s: handle %p is partitioned; unpartition it first (-EBUSY)", fn, (void *) h);
 		return -EBUSY;

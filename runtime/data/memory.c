@@ -458,9 +458,30 @@ uintptr_t starpu_malloc_on_node_flags(unsigned dst_node, size_t size, int flags)
 	return mem_alloc(dst_node, size, flags);
 }
 
+/* starpu_malloc_on_node_set_default_flags, per node (atomic: set by the
+ * application, read by any thread; the default is StarPU's). */
+static _Atomic int default_flags[STARPU_MAXNODES] = {
+	[0 ... STARPU_MAXNODES - 1] = STARPU_MALLOC_PINNED | STARPU_MALLOC_COUNT
+};
+
+void starpu_malloc_on_node_set_default_flags(unsigned node, int flags)
+{
+	if (node >= STARPU_MAXNODES)
+	{
+		rt_error("starpu_malloc_on_node_set_default_flags: memory node %u does not exist (-EINVAL)", node);
+		return;
+	}
+	atomic_store_explicit(&default_flags[node], flags, memory_order_relaxed);
+}
+
+static int node_default_flags(unsigned node)
+{
+	return node < STARPU_MAXNODES ? atomic_load_explicit(&default_flags[node], memory_order_relaxed) : 0;
+}
+
 uintptr_t starpu_malloc_on_node(unsigned dst_node, size_t size)
 {
-	return mem_alloc(dst_node, size, 0);
+	return mem_alloc(dst_node, size, node_default_flags(dst_node));
 }
 
 void starpu_free_on_node_flags(unsigned dst_node, uintptr_t addr, size_t size, int flags)
@@ -470,7 +491,20 @@ void starpu_free_on_node_flags(unsigned dst_node, uintptr_t addr, size_t size, i
 
 void starpu_free_on_node(unsigned dst_node, uintptr_t addr, size_t size)
 {
-	mem_free(dst_node, addr, size, 0);
+	mem_free(dst_node, addr, size, node_default_flags(dst_node));
+}
+
+void starpu_interface_data_copy(unsigned src_node, unsigned dst_node, size_t size)
+{
+	if (src_node >= mem_nnodes || dst_node >= mem_nnodes)
+	{
+		rt_error("starpu_interface_data_copy: memory node %u does not exist (-EINVAL)",
+			 src_node >= mem_nnodes ? src_node : dst_node);
+		return;
+	}
+	/* The copy was made by the interface; it is recorded as just done
+	 * (bus profiling, trace). */
+	trace_on_transfer(src_node, dst_node, size, trace_stamp());
 }
 
 /* The copy goes through the driver of the node that is not RAM (a device or

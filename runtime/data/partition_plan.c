@@ -1,9 +1,10 @@
 /* partition_plan.c — asynchronous partitioning.
  *
  * starpu_data_partition_plan() creates the pieces once (a "plan"); a handle
- * may have several plans, at most one submitted at a time. Switching
- * between the parent and a plan's pieces is itself a task, ordered by the
- * implicit dependencies like any other:
+ * may have several plans, and at a time either one submitted read-write or
+ * any number submitted read-only. Switching between the parent and a
+ * plan's pieces is itself a task, ordered by the implicit dependencies like
+ * any other:
  *
  *   partition_submit           parent RW, pieces W: parent -> pieces
  *   partition_readonly_submit  parent R,  pieces W: both readable
@@ -21,7 +22,11 @@
  *
  * Which accesses are allowed is decided at submission, in submission order
  * (data_check_not_partitioned): the parent is unusable (or read-only) while
- * a plan is submitted, the pieces are usable only then.
+ * a plan is submitted, the pieces are usable only then. As in StarPU 1.3,
+ * an application's task or acquisition need not submit the switches itself:
+ * data_partition_access submits those its access needs first (the plans
+ * from the root down to the handle, read-only for a read; the handle's own
+ * plans gathered, but for read-only ones when it is only read).
  */
 #include "data/data.h"
 #include "data/memory.h"
@@ -35,6 +40,8 @@
 struct partition_plan
 {
 	unsigned id;
+	unsigned char active;			/* submitted (switches in submission order) */
+	unsigned char readonly;			/* submitted read-only */
 	unsigned nparts;
 	starpu_data_handle_t *children;		/* owned copy of the application's array */
 	struct partition_plan *next;
@@ -259,7 +266,7 @@ static int pieces_partitioned(struct partition_plan *plan, const char *fn)
 	for (unsigned i = 0; i < plan->nparts; i++)
 	{
 		starpu_data_handle_t c = plan->children[i];
-		if (c->partitioned || c->active_plan)
+		if (c->partitioned || c->active_plans)
 		{
 			rt_error("%s: piece %u (%p) is partitioned in turn: unpartition it first (-EINVAL)", fn, i, (void *) c);
 			return 1;
@@ -268,11 +275,12 @@ static int pieces_partitioned(struct partition_plan *plan, const char *fn)
 	return 0;
 }
 
-/* A plan may be submitted only when no partition (a plan, or a synchronous
- * one, whose pieces view the same buffer) is in place, and when the handle
- * itself may be accessed in mode (a piece of a plan that is not submitted,
- * or of a read-only one, may not be partitioned for writing). */
-static int not_partitioned_yet(starpu_data_handle_t h, enum starpu_data_access_mode mode, const char *fn)
+/* Submits the switch of h to the pieces of plan: read-only (the parent
+ * stays readable, the pieces may only be read; several read-only plans may
+ * be active together) or not (no other plan active). The handle itself must
+ * be accessible in the mode the switch uses (a piece of a plan that is not
+ * submitted, or of a read-only one, may not be partitioned for writing). */
+static int partition_plan_submit(starpu_data_handle_t h, struct partition_plan *plan, int readonly, const char *fn)
 {
 	if (h->partitioned)
 	{
@@ -280,24 +288,33 @@ static int not_partitioned_yet(starpu_data_handle_t h, enum starpu_data_access_m
 			 fn, (void *) h);
 		return -EINVAL;
 	}
-	if (h->active_plan)
+	if (plan->active)
 	{
-		rt_error("%s: handle %p is already partitioned (unpartition it first) (-EINVAL)", fn, (void *) h);
+		rt_error("%s: handle %p is already partitioned with these pieces (-EINVAL)", fn, (void *) h);
 		return -EINVAL;
 	}
-	return data_check_not_partitioned(h, mode, fn);
+	if (h->active_plans && (!readonly || !h->partition_readonly))
+	{
+		rt_error("%s: handle %p is already partitioned%s (unpartition it first) (-EINVAL)", fn, (void *) h,
+			 h->partition_readonly ? " read-only" : "");
+		return -EINVAL;
+	}
+	int ret = data_check_not_partitioned(h, readonly ? STARPU_R : STARPU_RW, fn);
+	if (ret)
+		return ret;
+	plan->active = 1;
+	plan->readonly = (unsigned char) readonly;
+	h->active_plans++;
+	h->partition_readonly = (unsigned char) readonly;
+	submit_switch(plan, h, SWITCH_TO_PIECES, readonly, readonly ? STARPU_R : STARPU_RW, STARPU_W, fn);
+	return 0;
 }
 
-/* Switches h to the pieces of a plan: read-only (the parent stays
- * readable, the pieces may only be read) or not. */
 static void partition_submit(starpu_data_handle_t h, unsigned nparts, starpu_data_handle_t *children, int readonly, const char *fn)
 {
 	struct partition_plan *plan = find_plan(h, nparts, children, fn);
-	if (!plan || not_partitioned_yet(h, readonly ? STARPU_R : STARPU_RW, fn))
-		return;
-	h->active_plan = plan->id;
-	h->partition_readonly = (unsigned char) readonly;
-	submit_switch(plan, h, SWITCH_TO_PIECES, readonly, readonly ? STARPU_R : STARPU_RW, STARPU_W, fn);
+	if (plan)
+		partition_plan_submit(h, plan, readonly, fn);
 }
 
 void starpu_data_partition_submit(starpu_data_handle_t initial_handle, unsigned nparts, starpu_data_handle_t *children)
@@ -310,22 +327,77 @@ void starpu_data_partition_readonly_submit(starpu_data_handle_t initial_handle, 
 	partition_submit(initial_handle, nparts, children, 1, "starpu_data_partition_readonly_submit");
 }
 
+static int upgrade(starpu_data_handle_t h, struct partition_plan *plan, const char *fn)
+{
+	if (!plan->active || !plan->readonly)
+	{
+		rt_error("%s: handle %p is not partitioned read-only with these pieces (-EINVAL)", fn, (void *) h);
+		return -EINVAL;
+	}
+	if (h->active_plans > 1)
+	{
+		rt_error("%s: handle %p has other read-only partitions submitted: unpartition them first (-EINVAL)", fn, (void *) h);
+		return -EINVAL;
+	}
+	if (pieces_partitioned(plan, fn))
+		return -EINVAL;
+	int ret = data_check_piece(h, 1, fn);
+	if (ret)
+		return ret;
+	plan->readonly = 0;
+	h->partition_readonly = 0;
+	submit_switch(plan, h, SWITCH_TO_PIECES, 0, STARPU_RW, STARPU_W, fn);
+	return 0;
+}
+
 void starpu_data_partition_readwrite_upgrade_submit(starpu_data_handle_t initial_handle, unsigned nparts, starpu_data_handle_t *children)
 {
 	const char *fn = "starpu_data_partition_readwrite_upgrade_submit";
 	struct partition_plan *plan = find_plan(initial_handle, nparts, children, fn);
-	if (!plan)
-		return;
-	starpu_data_handle_t h = initial_handle;
-	if (h->active_plan != plan->id || !h->partition_readonly)
+	if (plan)
+		upgrade(initial_handle, plan, fn);
+}
+
+/* Submits the switch of h from the pieces of plan back to the parent (or,
+ * readonly, to both readable). */
+static int unpartition_plan(starpu_data_handle_t h, struct partition_plan *plan, int readonly, const char *fn)
+{
+	if (!plan->active)
 	{
-		rt_error("%s: handle %p is not partitioned read-only with these pieces (-EINVAL)", fn, (void *) h);
-		return;
+		rt_error("%s: handle %p is not partitioned with these pieces (-EINVAL)", fn, (void *) h);
+		return -EINVAL;
+	}
+	if (readonly && plan->readonly)
+	{
+		rt_error("%s: handle %p is already partitioned read-only (-EINVAL)", fn, (void *) h);
+		return -EINVAL;
 	}
 	if (pieces_partitioned(plan, fn))
-		return;
-	h->partition_readonly = 0;
-	submit_switch(plan, h, SWITCH_TO_PIECES, 0, STARPU_RW, STARPU_W, fn);
+		return -EINVAL;
+	/* The data is gathered in the view buffer; gathering_node is a hint. */
+	if (plan->readonly)
+	{
+		/* Nothing was written: only the access rules change, once the
+		 * readers of the pieces are done. */
+		plan->active = 0;
+		plan->readonly = 0;
+		if (!--h->active_plans)
+			h->partition_readonly = 0;
+		submit_switch(plan, h, SWITCH_ORDER_ONLY, 1, STARPU_R, STARPU_W, fn);
+		return 0;
+	}
+	if (readonly)
+	{
+		plan->readonly = 1;
+		h->partition_readonly = 1;
+	}
+	else
+	{
+		plan->active = 0;
+		h->active_plans--;
+	}
+	submit_switch(plan, h, SWITCH_TO_PARENT, readonly, STARPU_W, STARPU_W, fn);
+	return 0;
 }
 
 static void unpartition(starpu_data_handle_t h, unsigned nparts, starpu_data_handle_t *children, int gathering_node,
@@ -334,38 +406,12 @@ static void unpartition(starpu_data_handle_t h, unsigned nparts, starpu_data_han
 	struct partition_plan *plan = find_plan(h, nparts, children, fn);
 	if (!plan)
 		return;
-	if (h->active_plan != plan->id)
-	{
-		rt_error("%s: handle %p is not partitioned with these pieces (-EINVAL)", fn, (void *) h);
-		return;
-	}
-	if (readonly && h->partition_readonly)
-	{
-		rt_error("%s: handle %p is already partitioned read-only (-EINVAL)", fn, (void *) h);
-		return;
-	}
 	if (gathering_node < -1 || gathering_node >= (int) mem_nnodes)
 	{
 		rt_error("%s: gathering node %d does not exist (-EINVAL)", fn, gathering_node);
 		return;
 	}
-	if (pieces_partitioned(plan, fn))
-		return;
-	/* The data is gathered in the view buffer; gathering_node is a hint. */
-	if (h->partition_readonly)
-	{
-		/* Nothing was written: only the access rules change, once the
-		 * readers of the pieces are done. */
-		h->active_plan = 0;
-		h->partition_readonly = 0;
-		submit_switch(plan, h, SWITCH_ORDER_ONLY, 1, STARPU_R, STARPU_W, fn);
-		return;
-	}
-	if (readonly)
-		h->partition_readonly = 1;
-	else
-		h->active_plan = 0;
-	submit_switch(plan, h, SWITCH_TO_PARENT, readonly, STARPU_W, STARPU_W, fn);
+	unpartition_plan(h, plan, readonly, fn);
 }
 
 void starpu_data_unpartition_submit(starpu_data_handle_t initial_handle, unsigned nparts, starpu_data_handle_t *children, int gathering_node)
@@ -376,6 +422,93 @@ void starpu_data_unpartition_submit(starpu_data_handle_t initial_handle, unsigne
 void starpu_data_unpartition_readonly_submit(starpu_data_handle_t initial_handle, unsigned nparts, starpu_data_handle_t *children, int gathering_node)
 {
 	unpartition(initial_handle, nparts, children, gathering_node, 1, "starpu_data_unpartition_readonly_submit");
+}
+
+/* ------------------------------------------------------------------ */
+/* Implicit switches: what an access to a handle needs submitted first. */
+
+static struct partition_plan *plan_of_piece(starpu_data_handle_t h)
+{
+	if (!h->parent || !h->plan_id)
+		return NULL;
+	for (struct partition_plan *p = h->parent->plans; p; p = p->next)
+		if (p->id == h->plan_id)
+			return p;
+	return NULL;
+}
+
+int data_piece_plan_state(starpu_data_handle_t h)
+{
+	struct partition_plan *plan = plan_of_piece(h);
+	if (!plan || !plan->active)
+		return 0;
+	return plan->readonly ? 1 : 2;
+}
+
+/* Makes h itself usable for reading (read-only plans stay, a read-write
+ * one is gathered, as StarPU 1.3 does: the application may submit a plan
+ * explicitly afterwards) or writing (every plan gathered). Pieces
+ * partitioned in turn are gathered first. */
+static int gather(starpu_data_handle_t h, int writes, const char *fn)
+{
+	if (!h->active_plans || (!writes && h->partition_readonly))
+		return 0;
+	for (struct partition_plan *p = h->plans; p; p = p->next)
+	{
+		if (!p->active)
+			continue;
+		int ret = 0;
+		for (unsigned i = 0; i < p->nparts && !ret; i++)
+			ret = gather(p->children[i], 1, fn);
+		if (!ret)
+			ret = unpartition_plan(h, p, 0, fn);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Makes the plans leading from h's ancestors down to h active: read-only
+ * ones do for reading h, writing needs read-write ones all the way. */
+static int reach(starpu_data_handle_t h, int writes, const char *fn)
+{
+	struct partition_plan *plan = h->cleaning ? NULL : plan_of_piece(h);
+	if (!plan || (plan->active && !(writes && plan->readonly)))
+		return 0;
+	starpu_data_handle_t p = h->parent;
+	int ret = reach(p, writes, fn);
+	if (ret)
+		return ret;
+	if (plan->active)
+	{
+		/* read-only, to be written: alone, and with no piece partitioned */
+		for (struct partition_plan *q = p->plans; q && !ret; q = q->next)
+			if (q != plan && q->active)
+			{
+				for (unsigned i = 0; i < q->nparts && !ret; i++)
+					ret = gather(q->children[i], 1, fn);
+				if (!ret)
+					ret = unpartition_plan(p, q, 0, fn);
+			}
+		for (unsigned i = 0; i < plan->nparts && !ret; i++)
+			ret = gather(plan->children[i], 1, fn);
+		return ret ? ret : upgrade(p, plan, fn);
+	}
+	ret = gather(p, writes, fn);
+	return ret ? ret : partition_plan_submit(p, plan, !writes, fn);
+}
+
+int data_partition_access(starpu_data_handle_t h, enum starpu_data_access_mode mode, const char *fn)
+{
+	int writes = (mode & (STARPU_W | STARPU_REDUX | STARPU_COMMUTE)) != 0;
+	int ret = 0;
+	if (!h->partitioned)
+	{
+		ret = reach(h, writes, fn);
+		if (!ret)
+			ret = gather(h, writes, fn);
+	}
+	return ret ? ret : data_check_not_partitioned(h, mode, fn);
 }
 
 /* ------------------------------------------------------------------ */
@@ -393,8 +526,8 @@ static void clean_plan(starpu_data_handle_t h, struct partition_plan *plan, int 
 		while (c->plans)
 			clean_plan(c, c->plans, wait);
 	}
-	if (h->active_plan == plan->id)
-		unpartition(h, plan->nparts, plan->children, -1, 0, "starpu_data_partition_clean");
+	if (plan->active)
+		unpartition_plan(h, plan, 0, "starpu_data_partition_clean");
 	os_mutex_lock(&h->lock);
 	for (struct partition_plan **pp = &h->plans; *pp; pp = &(*pp)->next)
 		if (*pp == plan)

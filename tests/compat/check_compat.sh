@@ -1,7 +1,7 @@
 #!/bin/sh
 # The programs of tests/compat (one per group of issue 23 handled here:
-# resubmission and tags, access modes and buffer counts, scheduling hints,
-# data, packaging), each an ordinary StarPU 1.3 application, are built from
+# resubmission and tags, partitioning, access modes and buffer counts, API
+# pieces, scheduling hints, data, packaging), each an ordinary StarPU 1.3 application, are built from
 # the same source against Debian's StarPU 1.3 and against Vela, each with
 # nothing but its pkg-config flags, and run: both must pass. Vela is used as
 # an application sees it installed: its headers and library under a prefix

@@ -1,7 +1,9 @@
 /* test_partition_bad_input.c — misuses of partitioning: filters that cannot cut
  * the data, plans and pieces that do not match, a handle partitioned twice,
- * the parent used while partitioned, pieces used when they may not be,
- * pieces unregistered directly.
+ * the parent used while partitioned synchronously, accesses no partition
+ * can satisfy, pieces unregistered directly. (A plan that is not submitted
+ * is switched to implicitly when its pieces are used, as in StarPU 1.3:
+ * test_partition_implicit.c.)
  *
  * Each must give one clear error line (captured from stderr and checked
  * for the API call and the cause), the documented error code where the API
@@ -293,13 +295,12 @@ static void test_mismatched_plan(void)
 	starpu_data_partition_submit(x.h, 3, NULL);
 	msg = vtest_capture_stderr_end();
 	CHECK_MSG(msg, "starpu_data_partition_submit", "NULL");
-	/* nothing happened: the parent works, the pieces do not */
+	/* nothing happened: the parent works, no plan is submitted */
 	vec_check_works(&x);
-	int64_t seen = -1;
 	vtest_capture_stderr_begin();
-	CU_ASSERT_EQUAL(submit(&read_cl, &seen, c[0]), -EINVAL);
+	starpu_data_partition_readwrite_upgrade_submit(x.h, 3, c);
 	msg = vtest_capture_stderr_end();
-	CHECK_MSG(msg, "starpu_task_submit", "not submitted");
+	CHECK_MSG(msg, "starpu_data_partition_readwrite_upgrade_submit", "not partitioned read-only");
 
 	/* the right plan now */
 	starpu_data_partition_submit(x.h, 3, c);
@@ -478,8 +479,9 @@ static void nothing(void *arg)
 	(void) arg;
 }
 
-/* Every access to the parent is refused with -EINVAL and a message. */
-static void check_parent_refused(starpu_data_handle_t h, int reads_allowed)
+/* Every access to the parent of a synchronous partition is refused with
+ * -EINVAL and a message. */
+static void check_parent_refused(starpu_data_handle_t h)
 {
 	const char *msg;
 	int64_t seen = -1;
@@ -499,14 +501,6 @@ static void check_parent_refused(starpu_data_handle_t h, int reads_allowed)
 	CU_ASSERT_EQUAL(starpu_data_acquire_cb(h, STARPU_W, nothing, NULL), -EINVAL);
 	msg = vtest_capture_stderr_end();
 	CHECK_MSG(msg, "starpu_data_acquire", "partitioned");
-	if (reads_allowed)
-	{
-		CU_ASSERT_EQUAL(submit(&read_cl, &seen, h), 0);
-		CU_ASSERT_EQUAL(starpu_data_acquire(h, STARPU_R), 0);
-		starpu_data_release(h);
-		CU_ASSERT_EQUAL(starpu_task_wait_for_all(), 0);
-		return;
-	}
 	vtest_capture_stderr_begin();
 	CU_ASSERT_EQUAL(submit(&read_cl, &seen, h), -EINVAL);
 	msg = vtest_capture_stderr_end();
@@ -535,40 +529,53 @@ static void test_parent_while_partitioned(void)
 
 	/* synchronous */
 	starpu_data_partition(x.h, &f);
-	check_parent_refused(x.h, 0);
+	check_parent_refused(x.h);
 	for (unsigned i = 0; i < 3; i++)
 		CU_ASSERT_EQUAL(submit(&twice_cl, NULL, starpu_data_get_child(x.h, i)), 0);
 	ref_twice(&x, 0, N);
 	starpu_data_unpartition(x.h, STARPU_MAIN_RAM);
 	vec_check_works(&x);
 
-	/* asynchronous, read-write */
+	/* a synchronous partition of a piece of a plan: the plan cannot be
+	 * gathered implicitly under it */
 	starpu_data_handle_t c[3];
 	starpu_data_partition_plan(x.h, &f, c);
-	/* a plan alone does not restrict the parent */
-	vec_check_works(&x);
 	starpu_data_partition_submit(x.h, 3, c);
-	check_parent_refused(x.h, 0);
-	CU_ASSERT_EQUAL(submit(&twice_cl, NULL, c[1]), 0);
-	ref_twice(&x, 4, 4);
-	starpu_data_unpartition_submit(x.h, 3, c, STARPU_MAIN_RAM);
-	vec_check_works(&x);
-
-	/* asynchronous, read-only: the parent may be read */
-	starpu_data_partition_readonly_submit(x.h, 3, c);
-	check_parent_refused(x.h, 1);
+	struct starpu_data_filter g = { .filter_func = starpu_vector_filter_block, .nchildren = 2 };
+	starpu_data_partition(c[1], &g);
 	vtest_capture_stderr_begin();
 	CU_ASSERT_EQUAL(submit(&twice_cl, NULL, x.h), -EINVAL);
 	const char *msg = vtest_capture_stderr_end();
-	CHECK_MSG(msg, "starpu_task_submit", "may only be read");
-	starpu_data_unpartition_submit(x.h, 3, c, STARPU_MAIN_RAM);
+	CHECK_MSG(msg, "starpu_task_submit", "partitioned in turn");
+	vtest_capture_stderr_begin();
+	CU_ASSERT_EQUAL(starpu_data_acquire(x.h, STARPU_R), -EINVAL);
+	msg = vtest_capture_stderr_end();
+	CHECK_MSG(msg, "starpu_data_acquire", "partitioned in turn");
+	CU_ASSERT_EQUAL(submit(&twice_cl, NULL, starpu_data_get_child(c[1], 1)), 0);
+	ref_twice(&x, 6, 2);
+	starpu_data_unpartition(c[1], STARPU_MAIN_RAM);
 	vec_check_works(&x);
 	starpu_data_partition_clean(x.h, 3, c);
 	vec_fini(&x);
 }
 
-/* ---- pieces used when they may not be --------------------------------- */
+/* ---- accesses no partition can satisfy ---------------------------------- */
 
+static void first_twice_cpu(void *buffers[], void *arg)
+{
+	twice_cpu(buffers, arg);
+}
+
+static struct starpu_codelet piece_and_parent_cl = {
+	.cpu_funcs = { first_twice_cpu },
+	.nbuffers = 2,
+	.modes = { STARPU_RW, STARPU_R },
+	.name = "piece_and_parent",
+};
+
+/* A task writing a piece while reading its parent: the parent made
+ * readable gathers the pieces, so the task is refused (each access alone
+ * is switched to implicitly); the data stays intact. */
 static void test_pieces_misused(void)
 {
 	struct vec x;
@@ -576,54 +583,23 @@ static void test_pieces_misused(void)
 	struct starpu_data_filter f = { .filter_func = starpu_vector_filter_block, .nchildren = 3 };
 	starpu_data_handle_t c[3];
 	starpu_data_partition_plan(x.h, &f, c);
-	const char *msg;
-	int64_t seen = -1;
 
-	/* a plan not submitted */
+	struct starpu_task *t = starpu_task_create();
+	t->cl = &piece_and_parent_cl;
+	t->handles[0] = c[0];
+	t->handles[1] = x.h;
 	vtest_capture_stderr_begin();
-	CU_ASSERT_EQUAL(submit(&twice_cl, NULL, c[0]), -EINVAL);
-	msg = vtest_capture_stderr_end();
+	CU_ASSERT_EQUAL(starpu_task_submit(t), -EINVAL);
+	const char *msg = vtest_capture_stderr_end();
 	CHECK_MSG(msg, "starpu_task_submit", "not submitted");
-	vtest_capture_stderr_begin();
-	CU_ASSERT_EQUAL(submit(&read_cl, &seen, c[1]), -EINVAL);
-	msg = vtest_capture_stderr_end();
-	CHECK_MSG(msg, "starpu_task_submit", "not submitted");
-	vtest_capture_stderr_begin();
-	CU_ASSERT_EQUAL(starpu_data_acquire(c[2], STARPU_R), -EINVAL);
-	msg = vtest_capture_stderr_end();
-	CHECK_MSG(msg, "starpu_data_acquire", "not submitted");
-
-	/* read-only: reads only */
-	starpu_data_partition_readonly_submit(x.h, 3, c);
-	vtest_capture_stderr_begin();
-	CU_ASSERT_EQUAL(submit(&twice_cl, NULL, c[0]), -EINVAL);
-	msg = vtest_capture_stderr_end();
-	CHECK_MSG(msg, "starpu_task_submit", "read-only partition");
-	vtest_capture_stderr_begin();
-	CU_ASSERT_EQUAL(submit(&write_cl, NULL, c[0]), -EINVAL);
-	msg = vtest_capture_stderr_end();
-	CHECK_MSG(msg, "starpu_task_submit", "read-only partition");
-	vtest_capture_stderr_begin();
-	CU_ASSERT_EQUAL(starpu_data_acquire(c[0], STARPU_W), -EINVAL);
-	msg = vtest_capture_stderr_end();
-	CHECK_MSG(msg, "starpu_data_acquire", "read-only partition");
-	CU_ASSERT_EQUAL(submit(&read_cl, &seen, c[1]), 0);
-	CU_ASSERT_EQUAL_FATAL(starpu_data_acquire(c[2], STARPU_R), 0);
-	CU_ASSERT_EQUAL(*(int64_t *) starpu_vector_get_local_ptr(c[2]), x.ref[8]);
-	starpu_data_release(c[2]);
-	CU_ASSERT_EQUAL(starpu_task_wait_for_all(), 0);
-	CU_ASSERT_EQUAL(seen, x.ref[4]);
-
-	/* upgraded: written */
-	starpu_data_partition_readwrite_upgrade_submit(x.h, 3, c);
+	starpu_task_destroy(t);
+	/* alone, each works */
 	CU_ASSERT_EQUAL(submit(&twice_cl, NULL, c[0]), 0);
 	ref_twice(&x, 0, 4);
-	starpu_data_unpartition_submit(x.h, 3, c, STARPU_MAIN_RAM);
-	/* unpartitioned: unusable again */
-	vtest_capture_stderr_begin();
-	CU_ASSERT_EQUAL(submit(&twice_cl, NULL, c[0]), -EINVAL);
-	msg = vtest_capture_stderr_end();
-	CHECK_MSG(msg, "starpu_task_submit", "not submitted");
+	int64_t seen = -1;
+	CU_ASSERT_EQUAL(submit(&read_cl, &seen, x.h), 0);
+	CU_ASSERT_EQUAL(starpu_task_wait_for_all(), 0);
+	CU_ASSERT_EQUAL(seen, x.ref[0]);
 	vec_check_works(&x);
 	starpu_data_partition_clean(x.h, 3, c);
 	vec_fini(&x);
@@ -715,22 +691,22 @@ static void test_unpartition_partitioned_pieces(void)
 	starpu_data_unpartition_submit(x.h, 2, c, STARPU_MAIN_RAM);
 	msg = vtest_capture_stderr_end();
 	CHECK_MSG(msg, "starpu_data_unpartition_submit", "partitioned");
-	/* the parent is still partitioned */
-	vtest_capture_stderr_begin();
-	CU_ASSERT_EQUAL(submit(&twice_cl, NULL, x.h), -EINVAL);
-	vtest_capture_stderr_end();
-	starpu_data_unpartition_submit(c[1], 2, g, STARPU_MAIN_RAM);
-	starpu_data_unpartition_submit(x.h, 2, c, STARPU_MAIN_RAM);
+	/* still partitioned: a task on the parent gathers both levels */
 	vec_check_works(&x);
+	vtest_capture_stderr_begin();
+	starpu_data_unpartition_submit(c[1], 2, g, STARPU_MAIN_RAM);
+	msg = vtest_capture_stderr_end();
+	CHECK_MSG(msg, "starpu_data_unpartition_submit", "not partitioned with these pieces");
 	/* a piece of a plan that is not submitted cannot be partitioned */
 	starpu_data_partition_plan(c[0], &f, g);
 	vtest_capture_stderr_begin();
 	starpu_data_partition_submit(c[0], 2, g);
 	msg = vtest_capture_stderr_end();
 	CHECK_MSG(msg, "starpu_data_partition_submit", "not submitted");
-	vtest_capture_stderr_begin();
-	CU_ASSERT_EQUAL(submit(&twice_cl, NULL, g[0]), -EINVAL);
-	vtest_capture_stderr_end();
+	/* but a task on its piece switches both levels */
+	CU_ASSERT_EQUAL(submit(&twice_cl, NULL, g[0]), 0);
+	ref_twice(&x, 0, 3);
+	vec_check_works(&x);
 	/* nor a read-only piece for writing, and the parent is not upgraded
 	 * under a piece partitioned read-only */
 	starpu_data_partition_readonly_submit(x.h, 2, c);

@@ -74,6 +74,37 @@ int starpu_sched_component_push_task(struct starpu_sched_component *from, struct
 	return to->push_task(to, task);
 }
 
+struct starpu_task *starpu_sched_component_pump_to(struct starpu_sched_component *component, struct starpu_sched_component *to,
+						   int *success)
+{
+	if (!component || !to || !to->push_task)
+	{
+		rt_error("starpu_sched_component_pump_to: %s is NULL (-EINVAL)", component ? "the target component" : "component");
+		return NULL;
+	}
+	for (;;)
+	{
+		struct starpu_task *task = component->pull_task ? component->pull_task(component, NULL) : NULL;
+		if (!task)
+			return NULL;
+		if (to->push_task(to, task))
+			return task;
+		if (success)
+			*success = 1;
+	}
+}
+
+struct starpu_task *starpu_sched_component_pump_downstream(struct starpu_sched_component *component, int *success)
+{
+	if (!component || component->nchildren != 1)
+	{
+		rt_error("starpu_sched_component_pump_downstream: component %p has %u children, not 1 (-EINVAL)",
+			 (void *) component, component ? component->nchildren : 0);
+		return NULL;
+	}
+	return starpu_sched_component_pump_to(component, component->children[0], success);
+}
+
 /* Pull from the parents on behalf of the original requester, so that any
  * queue above hands only a task the requester can run. */
 static struct starpu_task *generic_pull(struct starpu_sched_component *c, struct starpu_sched_component *to)

@@ -27,6 +27,7 @@
 #include "sched/sched.h"
 #include "sched/queues.h"
 #include "core/workers.h"
+#include "core/job.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -256,11 +257,13 @@ static void predict(struct dm_data *d, struct pred_cache *c, struct starpu_task 
 			*energy = c->e[i].energy;
 			return;
 		}
-	*length = starpu_task_expected_length(task, arch, impl);
+	/* A task of a bundle is placed for the whole bundle (StarPU 1.3). */
+	starpu_task_bundle_t b = task->bundle;
+	*length = b ? starpu_task_bundle_expected_length(b, arch, impl) : starpu_task_expected_length(task, arch, impl);
 	*energy = 0.0;
 	if (d->gamma != 0.0 && task->cl->energy_model)
 	{
-		*energy = starpu_task_expected_energy(task, arch, impl);
+		*energy = b ? starpu_task_bundle_expected_energy(b, arch, impl) : starpu_task_expected_energy(task, arch, impl);
 		if (isnan(*energy))
 			*energy = 0.0;
 	}
@@ -283,7 +286,8 @@ static double transfer_time(struct dm_data *d, struct pred_cache *c, struct star
 		return 0.0;
 	if (!c->have_transfer[node])
 	{
-		c->transfer[node] = starpu_task_expected_data_transfer_time(node, task);
+		c->transfer[node] = task->bundle ? starpu_task_bundle_expected_data_transfer_time(task->bundle, node)
+					       : starpu_task_expected_data_transfer_time(node, task);
 		if (isnan(c->transfer[node]))
 			c->transfer[node] = 0.0;
 		c->have_transfer[node] = 1;
@@ -453,6 +457,17 @@ static int dm_push(struct starpu_task *task)
 		const struct candidate *c = choose(d, cands, n);
 		task->predicted = c->length;
 		task->predicted_transfer = c->transfer;
+		if (task->bundle)
+		{
+			/* The worker was chosen for the bundle; the task books
+			 * its own length. It stays in the bundle (as in StarPU
+			 * 1.3) until the application removes it or it is
+			 * freed. */
+			struct starpu_perfmodel_arch *arch = starpu_worker_get_perf_archtype(c->worker, ctx);
+			task->predicted = starpu_task_expected_length(task, arch, c->impl);
+			task->predicted_transfer = starpu_task_expected_data_transfer_time(
+				starpu_worker_get_memory_node((unsigned) c->worker), task);
+		}
 		/* The worker runs the implementation we chose. */
 		starpu_task_set_implementation(task, c->impl);
 		int worker = c->worker;
