@@ -100,6 +100,20 @@ static int cmp_mem(const void *a, const void *b)
 	return x->time < y->time ? -1 : x->time > y->time;
 }
 
+static int cmp_comm(const void *a, const void *b)
+{
+	const struct tr_comm *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+static int cmp_clock(const void *a, const void *b)
+{
+	const struct tr_clock *x = a, *y = b;
+	return x->local < y->local ? -1 : x->local > y->local;
+}
+
 static int cmp_user(const void *a, const void *b)
 {
 	const struct tr_user *x = a, *y = b;
@@ -274,6 +288,7 @@ int trace_parse(const unsigned char *data, uint64_t size, const char *path, stru
 	unsigned ndeps = 0, capdeps = 0, ntagdeps = 0, captagdeps = 0, nends = 0, capends = 0;
 	unsigned ntdata = 0, captdata = 0, nbufs = 0, capbufs = 0;
 	unsigned capnodes = 0, capworkers = 0, captasks = 0, capstates = 0, captransfers = 0, capmems = 0, capusers = 0;
+	unsigned capcomms = 0, capclocks = 0;
 	int ret = 0;
 
 	t->file_size = size;
@@ -359,6 +374,9 @@ int trace_parse(const unsigned char *data, uint64_t size, const char *path, stru
 			struct trace_rec_mem mem;
 			struct trace_rec_user user;
 			struct trace_rec_end end;
+			struct trace_rec_process proc;
+			struct trace_rec_clock clock;
+			struct trace_rec_comm comm;
 		} r;
 		memset(&r, 0, sizeof(r));
 		memcpy(&r, p, rh.size < sizeof(r) ? rh.size : sizeof(r));
@@ -528,6 +546,48 @@ int trace_parse(const unsigned char *data, uint64_t size, const char *path, stru
 			struct tr_user u = { r.user.worker, (const char *) (uintptr_t) r.user.sid, r.user.code, r.user.time };
 			note_time(t, u.time);
 			PUSH(t->users, t->nusers, capusers, u);
+			break;
+		}
+		case TR_PROCESS:
+			/* Checked here: the merge indexes arrays by rank. */
+			if (r.proc.nranks == 0 || r.proc.rank < 0 || (uint32_t) r.proc.rank >= r.proc.nranks ||
+			    r.proc.nranks > (1u << 24))
+			{
+				set_err(err, errlen, "'%s': corrupt process record at byte %llu: rank %d of %u", path,
+					(unsigned long long) off, r.proc.rank, r.proc.nranks);
+				ret = -EINVAL;
+				goto fail;
+			}
+			if (t->has_process && (t->run_id != r.proc.run_id || t->rank != r.proc.rank || t->nranks != r.proc.nranks))
+			{
+				set_err(err, errlen, "'%s': corrupt process record at byte %llu: rank %d of %u of run %016llx, "
+					"but the record at byte %llu says rank %d of %u of run %016llx", path, (unsigned long long) off,
+					r.proc.rank, r.proc.nranks, (unsigned long long) r.proc.run_id,
+					(unsigned long long) t->process_offset, t->rank, t->nranks, (unsigned long long) t->run_id);
+				ret = -EINVAL;
+				goto fail;
+			}
+			if (!t->has_process)
+				t->process_offset = off;
+			t->has_process = 1;
+			t->run_id = r.proc.run_id;
+			t->rank = r.proc.rank;
+			t->nranks = r.proc.nranks;
+			break;
+		case TR_CLOCK:
+		{
+			struct tr_clock c = { r.clock.local, r.clock.ref, r.clock.err, r.clock.ref_rank };
+			PUSH(t->clocks, t->nclocks, capclocks, c);
+			break;
+		}
+		case TR_COMM:
+		{
+			struct tr_comm c = { r.comm.peer, r.comm.flags, r.comm.tag, r.comm.seq, r.comm.channel, r.comm.bytes,
+					     r.comm.submit, r.comm.start, r.comm.end, r.comm.handle, r.comm.worker, off };
+			if (c.end < c.start)
+				c.end = c.start;
+			note_time(t, c.end);
+			PUSH(t->comms, t->ncomms, capcomms, c);
 			break;
 		}
 		case TR_END:
@@ -726,6 +786,22 @@ stop:
 	sort_n(t->mems, t->nmems, sizeof(*t->mems), cmp_mem);
 	sort_n(t->users, t->nusers, sizeof(*t->users), cmp_user);
 
+	/* Messages name ranks of the run (checked once the process record,
+	 * wherever it lies, is known). */
+	for (unsigned i = 0; i < t->ncomms; i++)
+	{
+		const struct tr_comm *c = &t->comms[i];
+		if (c->peer < -1 || (t->has_process && (c->peer >= (int) t->nranks || c->peer == t->rank)))
+		{
+			set_err(err, errlen, "'%s': corrupt message record at byte %llu: peer %d, but this is rank %d of %u", path,
+				(unsigned long long) c->offset, c->peer, t->has_process ? t->rank : -1, t->has_process ? t->nranks : 0);
+			ret = -EINVAL;
+			goto fail;
+		}
+	}
+	sort_n(t->comms, t->ncomms, sizeof(*t->comms), cmp_comm);
+	sort_n(t->clocks, t->nclocks, sizeof(*t->clocks), cmp_clock);
+
 	free(deps);
 	free(tagdeps);
 	free(ends);
@@ -759,6 +835,8 @@ void trace_free(struct trace *t)
 	free(t->codelets);
 	free(t->pred_pool);
 	free(t->buf_pool);
+	free(t->comms);
+	free(t->clocks);
 	free(t->path);
 	memset(t, 0, sizeof(*t));
 }
