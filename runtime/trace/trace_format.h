@@ -27,9 +27,8 @@
  * the performance-model footprint; readers also take version 1 files,
  * which have neither.
  *
- * Distributed runs (one program over several processes, such as the ranks
- * of a StarPU-MPI application, real or simulated) write one trace per
- * process. Three record types, added without a version change, let
+ * Distributed runs (one program over several processes, real or
+ * simulated) write one trace per process. Three record types, added without a version change, let
  * `vela trace` merge them into one timeline: TR_PROCESS says which run and
  * which rank the file is, TR_CLOCK relates this process's clock to the
  * reference rank's, TR_COMM is one message sent or received. The runtime

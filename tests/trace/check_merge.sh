@@ -60,6 +60,7 @@ for np in 2 4; do
 		pj_dump merged$np.paje >pj.out 2>pj.err || { cat pj.err; problem "pj_dump rejects merged$np.paje"; }
 		[ "$(grep -c '^Link, 0, Message, ' pj.out)" = $((np + 1)) ] || problem "pj_dump: not $((np + 1)) message links in merged$np.paje"
 	fi
+	command -v python3 >/dev/null 2>&1 || { echo "note: no python3: merged$np.json not parsed"; continue; }
 	python3 - merged$np.json $np <<'PY' || problem "merged$np.json: see above"
 import json, sys
 d = json.load(open(sys.argv[1])); np = int(sys.argv[2])
