@@ -71,6 +71,7 @@ PY
 	for r in $(seq 0 $((np - 1))); do
 		grep -q "^6 [0-9.]* r${r}_m MT 0 \"rank $r " "$dir/m.paje" || problem "merged paje on $np ranks: no container for rank $r"
 	done
+	"$vela" trace stats "$1" 2>/dev/null | grep -q "^Messages (rank [0-9]* of $np, run " || problem "vela trace stats shows no messages"
 	# One rank alone: its messages, no links.
 	"$vela" trace export --format chrome "$1" -o "$dir/one.json" 2>/dev/null && grep -q '"cat":"send"\|"cat":"receive"' "$dir/one.json" ||
 		problem "a rank's own trace shows no messages"

@@ -90,6 +90,11 @@ print("merged%d.json: %d ranks, %d messages, aligned" % (np, np, len(flows)))
 PY
 done
 
+# A rank's trace alone: its messages per peer in the statistics.
+"$vela" trace stats r2.0 >stats.out 2>&1 || problem "stats of a rank's trace"
+grep -q "^Messages (rank 0 of 2, run 0000000000005eed):" stats.out &&
+	grep -q "^  rank 1 *2 sent *4160 bytes .* 1 received *4096 bytes" stats.out || { cat stats.out; problem "stats: messages of rank 0"; }
+
 expect_error() {	# what, pattern, command...
 	what=$1 pat=$2; shift 2
 	"$@" >/dev/null 2>err.out; rc=$?
