@@ -10,8 +10,8 @@
  * shutdown, by ping-pong: it reads its clock (t0), the peer reads its own
  * on receipt (t1) and answers, rank 0 reads its clock again (t2); t1 was
  * taken when rank 0's clock read (t0 + t2) / 2, within (t2 - t0) / 2. The
- * best of ROUNDS exchanges (the shortest round trip) is kept. With two
- * such points the merge corrects the drift too.
+ * best exchange (the shortest round trip) of at least ROUNDS is kept. With
+ * two such points the merge corrects the drift too.
  *
  * All of it is collective over the init communicator, on a duplicate of
  * it (no tag of the application's or the engine's is touched), and made
@@ -25,7 +25,12 @@
 #include <time.h>
 #include <unistd.h>
 
+/* At least ROUNDS round trips per peer, more (up to MAX_ROUNDS) while the
+ * best error bound is above GOOD_ERR_NS (a loaded or oversubscribed
+ * machine delays some exchanges). */
 #define ROUNDS 12
+#define MAX_ROUNDS 100
+#define GOOD_ERR_NS 5000
 
 static MPI_Comm sync_comm = MPI_COMM_NULL;
 
@@ -42,7 +47,7 @@ static void clock_sync(void)
 		for (int p = 1; p < size; p++)
 		{
 			uint64_t best_rtt = UINT64_MAX, best[3] = { 0, 0, 0 };	/* round, mid, err */
-			for (int k = 0; k < ROUNDS; k++)
+			for (int k = 0; k < MAX_ROUNDS && (k < ROUNDS || best[2] > GOOD_ERR_NS); k++)
 			{
 				uint64_t t0 = vela_trace_now(), t1;
 				MPI_Send(&k, 1, MPI_INT, p, 1, sync_comm);
@@ -56,21 +61,29 @@ static void clock_sync(void)
 					best[2] = (t2 - t0 + 1) / 2;
 				}
 			}
+			int stop = -1;	/* the peer's loop ends */
+			MPI_Send(&stop, 1, MPI_INT, p, 1, sync_comm);
+			/* No trace open here (the application shut the runtime
+			 * down first): nothing to relate the peer's clock to. */
+			if (!vela_trace_is_open())
+				best[0] = MAX_ROUNDS;
 			MPI_Send(best, 3, MPI_UINT64_T, p, 3, sync_comm);
 		}
 	}
 	else
 	{
-		uint64_t t1[ROUNDS], best[3];
-		for (int k = 0; k < ROUNDS; k++)
+		uint64_t t1[MAX_ROUNDS], best[3];
+		for (;;)
 		{
-			int got;
-			MPI_Recv(&got, 1, MPI_INT, 0, 1, sync_comm, MPI_STATUS_IGNORE);
+			int k;
+			MPI_Recv(&k, 1, MPI_INT, 0, 1, sync_comm, MPI_STATUS_IGNORE);
+			if (k < 0 || k >= MAX_ROUNDS)
+				break;
 			t1[k] = vela_trace_now();
 			MPI_Send(&t1[k], 1, MPI_UINT64_T, 0, 2, sync_comm);
 		}
 		MPI_Recv(best, 3, MPI_UINT64_T, 0, 3, sync_comm, MPI_STATUS_IGNORE);
-		if (best[0] < ROUNDS)
+		if (best[0] < MAX_ROUNDS)
 			vela_trace_clock_sync(t1[best[0]], best[1], best[2], 0);
 	}
 }

@@ -368,9 +368,12 @@ int trace_export_chrome_merged(const struct trace_merge *m, FILE *f)
 	jstr(f, t0->host ? t0->host : "");
 	fputs(",\"policy\":", f);
 	jstr(f, t0->policy ? t0->policy : "");
-	fprintf(f, ",\"clock\":\"%s\",\"complete\":%s,\"run\":\"%016llx\",\"ranks\":%u,\"messages\":%u,\"unmatched\":%lu},\n"
-		"\"traceEvents\":[", clock_name(t0), complete ? "true" : "false", (unsigned long long) m->run_id, m->nranks,
+	fprintf(f, ",\"clock\":\"%s\",\"complete\":%s,\"run\":\"%016llx\",\"ranks\":%u,\"messages\":%u,\"unmatched\":%lu,"
+		"\"clock_error_us\":[", clock_name(t0), complete ? "true" : "false", (unsigned long long) m->run_id, m->nranks,
 		m->nlinks, m->unmatched);
+	for (unsigned r = 0; r < m->nranks; r++)
+		fprintf(f, "%s%.3f", r ? "," : "", (double) m->clocks[r].err_ns / 1e3);
+	fputs("]},\n\"traceEvents\":[", f);
 	unsigned long flow = 0;
 	int **lanes = calloc(m->nranks, sizeof(*lanes));
 	if (!lanes)
