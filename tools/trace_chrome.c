@@ -140,7 +140,9 @@ static uint64_t send_point(const struct tr_comm *c)
 static uint64_t recv_point(const struct tr_comm *c, uint64_t from)
 {
 	uint64_t e = comm_end(c), mid = c->start + (e - c->start) / 2;
-	return mid >= from ? mid : (e > from ? from : e);
+	/* A receive wholly before its send (clocks within their error
+	 * bounds): its middle, not its edge, which rounding may put outside. */
+	return mid >= from || from >= e ? mid : from;
 }
 
 /* One trace's processes: pid base (workers), base + 1 (bus), base + 2
