@@ -17,6 +17,11 @@
  *  - a condition wait bounded by a duration rather than a wall-clock
  *    date (the progression thread's back-off; in a simulation the
  *    duration is simulated time, and the same in every run).
+ *  - a trace hook for distributed runs: which run and rank this process
+ *    is, how its clock relates to the reference rank's, and the messages
+ *    it sent and received, so that `vela trace` can merge the ranks'
+ *    traces into one timeline (runtime/trace/trace_format.h). The runtime
+ *    only records what it is told: it knows nothing of MPI.
  * Applications need none of it; names are vela_* so that they never clash
  * with StarPU's.
  */
@@ -24,6 +29,7 @@
 #define VELA_EXTENSION_H
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <starpu_data.h>
 #include <starpu_task.h>
 #include <starpu_thread.h>
@@ -53,6 +59,39 @@ void vela_data_get_reduction_methods(starpu_data_handle_t handle, struct starpu_
 /* starpu_pthread_cond_timedwait for at most us microseconds of the
  * runtime's clock (simulated time in a simulation): 0, or ETIMEDOUT. */
 int vela_cond_timedwait_us(starpu_pthread_cond_t *cond, starpu_pthread_mutex_t *mutex, double us);
+/* Trace hook for distributed runs. Each call is cheap and does nothing
+ * when no trace is being recorded. */
+
+/* Whether a trace file is open in this session (recording, or paused by
+ * starpu_fxt_stop_profiling). */
+int vela_trace_is_open(void);
+/* Now on the trace's clock (ns since its origin); 0 when no trace is open. */
+uint64_t vela_trace_now(void);
+/* This process is rank `rank` of nranks in the run run_id (the same
+ * non-zero value on every rank of one run). Kept: a trace opened later in
+ * the process (the next starpu_init) records it too. rank -1 forgets it. */
+void vela_trace_set_process(uint64_t run_id, int rank, unsigned nranks);
+/* At this trace's time `local`, rank ref_rank's trace clock read `ref`,
+ * within +-err ns (TR_CLOCK). */
+void vela_trace_clock_sync(uint64_t local, uint64_t ref, uint64_t err, int ref_rank);
+
+#define VELA_TRACE_COMM_SEND 0x1u	/* else a receive */
+#define VELA_TRACE_COMM_SYNC 0x2u	/* a synchronous send */
+
+/* One message (TR_COMM: its fields are documented there); times from
+ * vela_trace_now(). */
+struct vela_trace_comm
+{
+	int peer;			/* the other rank; -1: not a rank of the run */
+	unsigned flags;			/* VELA_TRACE_COMM_* */
+	int64_t tag;
+	uint64_t seq;
+	uint64_t channel;
+	uint64_t bytes;
+	uint64_t submit, start, end;
+	starpu_data_handle_t handle;	/* or NULL */
+};
+void vela_trace_comm(const struct vela_trace_comm *c);
 
 #ifdef __cplusplus
 }

@@ -430,12 +430,15 @@ static int layer_init(int *argc, char ***argv, int initialize_mpi, MPI_Comm comm
 	select_init();
 	insert_hooks_init();
 	mpi.stopping = 0;
+	if (mtrace_init())
+		mpi_error("%s: the ranks could not agree on a trace (their clocks are not synchronised); the run continues", fn);
 	int ret = prog_start();
 	if (ret)
 		goto fail;
 	__atomic_store_n(&mpi.initialized, 1, __ATOMIC_RELEASE);
 	return 0;
 fail:
+	mtrace_fini();
 	free_comms();
 	free(mpi.comm_amounts);
 	mpi.comm_amounts = NULL;
@@ -510,6 +513,7 @@ int starpu_mpi_shutdown(void)
 		return ret;
 	__atomic_store_n(&mpi.stopping, 1, __ATOMIC_RELEASE);
 	int unmatched = prog_stop();
+	mtrace_fini();
 	stats_print();
 	__atomic_store_n(&mpi.initialized, 0, __ATOMIC_RELEASE);
 	mdata_fini();

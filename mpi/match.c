@@ -341,6 +341,8 @@ void match_submit_recv(struct mreq *r)
 void match_ready_recv(struct mreq *r)
 {
 	r->ready = 1;
+	if (mpi.tracing)
+		r->t_start = vela_trace_now();
 	if (r->cancelled)
 		req_complete(r, -ENOMSG);
 	else if (r->early)

@@ -262,6 +262,11 @@ struct mreq
 	struct mreq *lprev, *lnext;	/* live requests */
 	int done;			/* written under qlock, atomically: waiters spin on it */
 	int status_source;
+
+	/* Trace times (vela_trace_now), while mpi.tracing: submission, and
+	 * when the data was ready (a send handed to MPI, a receive able to
+	 * take its data). */
+	uint64_t t_submit, t_start;
 };
 
 /* An envelope that arrived before its receive (match.c). */
@@ -433,6 +438,9 @@ struct mpi_state
 	int cache_stats, comm_stats, comm_debug;
 	unsigned spin_us, busy_poll_us, idle_poll_us;
 	int nworkers;			/* the runtime's workers (at init); more ready tasks than this: all have work */
+	int tracing;			/* this rank records its communications (trace.c; set at init) */
+	int trace_sync;			/* the ranks synchronise clocks at shutdown (same on all) */
+	int *trace_rank;		/* world rank -> rank in the init communicator, -1 (owned; while trace_sync) */
 	size_t inline_max;		/* largest message sent inside its envelope (VELA_MPI_INLINE_MAX) */
 	struct mcomm *comms;		/* under lock */
 	struct mcomm *comm_init[2];	/* the records of init's communicator and the world (set before the threads start) */
@@ -469,6 +477,17 @@ int select_node(int policy, int me, int size, struct starpu_data_descr *descr, i
 int redux_submit_fold(starpu_data_handle_t dst, starpu_data_handle_t src, int prio);
 /* Posts the envelope receive of a comm registered after start. */
 void prog_listen_new_comm(struct mcomm *c);
+
+/* Traces of distributed runs (trace.c). At init (collective over the
+ * init communicator, before the engine starts): whether any rank records
+ * a trace; if so the ranks agree on a run id, each records its rank and a
+ * clock synchronisation with rank 0, and mpi.tracing is set where a
+ * trace is open. At shutdown (after the engine stopped): a second
+ * synchronisation, so that merging corrects clock drift. */
+int mtrace_init(void);
+void mtrace_fini(void);
+/* A send or receive that completed successfully (engine). */
+void mtrace_comm(const struct mreq *r);
 
 /* Parts of init/shutdown in other files. */
 void select_init(void);

@@ -72,6 +72,8 @@ int p2p_submit(const struct mp2p *p, starpu_mpi_req *req)
 	struct mreq *r = req_new(p->type, p->fn);
 	if (!r)
 		return -ENOMEM;
+	if (mpi.tracing)
+		r->t_submit = vela_trace_now();
 	r->handle = p->handle;
 	r->comm = c;
 	r->peer = p->peer;

@@ -211,6 +211,8 @@ static int req_done(struct mreq *r)
 
 void req_complete(struct mreq *r, int result)
 {
+	if (mpi.tracing && !result && (r->type == MREQ_SEND || r->type == MREQ_RECV))
+		mtrace_comm(r);
 	if ((r->type == MREQ_SEND || r->type == MREQ_RECV) && r->ready)
 		starpu_data_release_on_node(r->handle, STARPU_MAIN_RAM);
 	desc_free(&r->desc);
@@ -544,6 +546,8 @@ static void desc_gather(const struct mdesc *d, char *out)
 static int send_start(struct mreq *r)
 {
 	r->ready = 1;
+	if (mpi.tracing)
+		r->t_start = vela_trace_now();
 	int ret = desc_build(&r->desc, r->handle, 1, r->fn);
 	if (ret)
 	{

@@ -100,6 +100,20 @@ static int cmp_mem(const void *a, const void *b)
 	return x->time < y->time ? -1 : x->time > y->time;
 }
 
+static int cmp_comm(const void *a, const void *b)
+{
+	const struct tr_comm *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+static int cmp_clock(const void *a, const void *b)
+{
+	const struct tr_clock *x = a, *y = b;
+	return x->local < y->local ? -1 : x->local > y->local;
+}
+
 static int cmp_user(const void *a, const void *b)
 {
 	const struct tr_user *x = a, *y = b;
@@ -274,6 +288,7 @@ int trace_parse(const unsigned char *data, uint64_t size, const char *path, stru
 	unsigned ndeps = 0, capdeps = 0, ntagdeps = 0, captagdeps = 0, nends = 0, capends = 0;
 	unsigned ntdata = 0, captdata = 0, nbufs = 0, capbufs = 0;
 	unsigned capnodes = 0, capworkers = 0, captasks = 0, capstates = 0, captransfers = 0, capmems = 0, capusers = 0;
+	unsigned capcomms = 0, capclocks = 0;
 	int ret = 0;
 
 	t->file_size = size;
@@ -359,6 +374,9 @@ int trace_parse(const unsigned char *data, uint64_t size, const char *path, stru
 			struct trace_rec_mem mem;
 			struct trace_rec_user user;
 			struct trace_rec_end end;
+			struct trace_rec_process proc;
+			struct trace_rec_clock clock;
+			struct trace_rec_comm comm;
 		} r;
 		memset(&r, 0, sizeof(r));
 		memcpy(&r, p, rh.size < sizeof(r) ? rh.size : sizeof(r));
@@ -528,6 +546,48 @@ int trace_parse(const unsigned char *data, uint64_t size, const char *path, stru
 			struct tr_user u = { r.user.worker, (const char *) (uintptr_t) r.user.sid, r.user.code, r.user.time };
 			note_time(t, u.time);
 			PUSH(t->users, t->nusers, capusers, u);
+			break;
+		}
+		case TR_PROCESS:
+			/* Checked here: the merge indexes arrays by rank. */
+			if (r.proc.nranks == 0 || r.proc.rank < 0 || (uint32_t) r.proc.rank >= r.proc.nranks ||
+			    r.proc.nranks > (1u << 24))
+			{
+				set_err(err, errlen, "'%s': corrupt process record at byte %llu: rank %d of %u", path,
+					(unsigned long long) off, r.proc.rank, r.proc.nranks);
+				ret = -EINVAL;
+				goto fail;
+			}
+			if (t->has_process && (t->run_id != r.proc.run_id || t->rank != r.proc.rank || t->nranks != r.proc.nranks))
+			{
+				set_err(err, errlen, "'%s': corrupt process record at byte %llu: rank %d of %u of run %016llx, "
+					"but the record at byte %llu says rank %d of %u of run %016llx", path, (unsigned long long) off,
+					r.proc.rank, r.proc.nranks, (unsigned long long) r.proc.run_id,
+					(unsigned long long) t->process_offset, t->rank, t->nranks, (unsigned long long) t->run_id);
+				ret = -EINVAL;
+				goto fail;
+			}
+			if (!t->has_process)
+				t->process_offset = off;
+			t->has_process = 1;
+			t->run_id = r.proc.run_id;
+			t->rank = r.proc.rank;
+			t->nranks = r.proc.nranks;
+			break;
+		case TR_CLOCK:
+		{
+			struct tr_clock c = { r.clock.local, r.clock.ref, r.clock.err, r.clock.ref_rank };
+			PUSH(t->clocks, t->nclocks, capclocks, c);
+			break;
+		}
+		case TR_COMM:
+		{
+			struct tr_comm c = { r.comm.peer, r.comm.flags, r.comm.tag, r.comm.seq, r.comm.channel, r.comm.bytes,
+					     r.comm.submit, r.comm.start, r.comm.end, r.comm.handle, r.comm.worker, off };
+			if (c.end < c.start)
+				c.end = c.start;
+			note_time(t, c.end);
+			PUSH(t->comms, t->ncomms, capcomms, c);
 			break;
 		}
 		case TR_END:
@@ -726,6 +786,22 @@ stop:
 	sort_n(t->mems, t->nmems, sizeof(*t->mems), cmp_mem);
 	sort_n(t->users, t->nusers, sizeof(*t->users), cmp_user);
 
+	/* Messages name ranks of the run (checked once the process record,
+	 * wherever it lies, is known). */
+	for (unsigned i = 0; i < t->ncomms; i++)
+	{
+		const struct tr_comm *c = &t->comms[i];
+		if (c->peer < -1 || (t->has_process && (c->peer >= (int) t->nranks || c->peer == t->rank)))
+		{
+			set_err(err, errlen, "'%s': corrupt message record at byte %llu: peer %d, but this is rank %d of %u", path,
+				(unsigned long long) c->offset, c->peer, t->has_process ? t->rank : -1, t->has_process ? t->nranks : 0);
+			ret = -EINVAL;
+			goto fail;
+		}
+	}
+	sort_n(t->comms, t->ncomms, sizeof(*t->comms), cmp_comm);
+	sort_n(t->clocks, t->nclocks, sizeof(*t->clocks), cmp_clock);
+
 	free(deps);
 	free(tagdeps);
 	free(ends);
@@ -759,6 +835,8 @@ void trace_free(struct trace *t)
 	free(t->codelets);
 	free(t->pred_pool);
 	free(t->buf_pool);
+	free(t->comms);
+	free(t->clocks);
 	free(t->path);
 	memset(t, 0, sizeof(*t));
 }
@@ -773,189 +851,4 @@ void trace_report_incomplete(const struct trace *t, FILE *f)
 	if (t->lost)
 		fprintf(f, "vela trace: %s: the runtime could not write %llu records (disk full?)\n", t->path,
 			(unsigned long long) t->lost);
-}
-
-void trace_span(const struct trace *t, uint64_t *first, uint64_t *last)
-{
-	uint64_t a = UINT64_MAX, b = 0;
-	for (unsigned i = 0; i < t->ntasks; i++)
-	{
-		const struct tr_task *k = &t->tasks[i];
-		uint64_t s = k->submit ? k->submit : (k->exec_start ? k->exec_start : k->end);
-		if (s < a)
-			a = s;
-		if (k->end > b)
-			b = k->end;
-	}
-	if (a == UINT64_MAX)
-		a = 0;
-	*first = a;
-	*last = b;
-}
-
-/* ------------------------------------------------------------------ */
-/* Worker timelines: the highest-priority state at each instant. */
-
-struct span
-{
-	uint64_t start, end;
-	int prio;
-	enum tr_seg_kind kind;
-	int task;
-};
-
-struct edge
-{
-	uint64_t time;
-	int open;	/* 1 open, 0 close */
-	unsigned span;
-};
-
-static int cmp_edge(const void *a, const void *b)
-{
-	const struct edge *x = a, *y = b;
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	if (x->open != y->open)
-		return x->open - y->open;	/* closes first */
-	return x->span < y->span ? -1 : x->span > y->span;
-}
-
-static int seg_prio(enum tr_seg_kind k)
-{
-	switch (k)
-	{
-	case SEG_EXEC: return 5;
-	case SEG_CALLBACK: return 4;
-	case SEG_FETCH: return 3;
-	case SEG_SLEEP: return 2;
-	case SEG_IDLE: return 1;
-	default: return 0;
-	}
-}
-
-int trace_worker_timeline(const struct trace *t, int wid, uint64_t end, struct tr_segment **out)
-{
-	struct span *sp = NULL;
-	unsigned nsp = 0, capsp = 0;
-	struct edge *ev = NULL;
-	struct tr_segment *segs = NULL;
-	unsigned nseg = 0, capseg = 0;
-	int *active = NULL;
-	unsigned nactive = 0;
-
-	for (unsigned i = 0; i < t->ntasks; i++)
-	{
-		const struct tr_task *k = &t->tasks[i];
-		if (k->worker != wid || !(k->flags & TTF_EXECUTED))
-			continue;
-		if (k->exec_start > k->pop_end)
-			PUSH(sp, nsp, capsp, ((struct span) { k->pop_end, k->exec_start, seg_prio(SEG_FETCH), SEG_FETCH, (int) i }));
-		PUSH(sp, nsp, capsp, ((struct span) { k->exec_start, k->exec_end, seg_prio(SEG_EXEC), SEG_EXEC, (int) i }));
-	}
-	for (unsigned i = 0; i < t->nstates; i++)
-	{
-		const struct tr_state *s = &t->states[i];
-		if (s->worker != wid)
-			continue;
-		enum tr_seg_kind kind = s->state == TS_SLEEP ? SEG_SLEEP : s->state == TS_IDLE ? SEG_IDLE :
-			s->state == TS_FETCH ? SEG_FETCH : s->state == TS_CALLBACK ? SEG_CALLBACK : SEG_OVERHEAD;
-		int task = s->job ? trace_find_task(t, s->job) : -1;
-		PUSH(sp, nsp, capsp, ((struct span) { s->start, s->end, seg_prio(kind), kind, task }));
-	}
-	ev = malloc((2 * nsp + 1) * sizeof(*ev));
-	active = malloc((nsp + 1) * sizeof(*active));
-	if (!ev || !active)
-		goto nomem;
-	for (unsigned i = 0; i < nsp; i++)
-	{
-		ev[2 * i] = (struct edge) { sp[i].start, 1, i };
-		ev[2 * i + 1] = (struct edge) { sp[i].end, 0, i };
-	}
-	sort_n(ev, 2 * nsp, sizeof(*ev), cmp_edge);
-	uint64_t cur = 0;
-	for (unsigned e = 0; e <= 2 * nsp; e++)
-	{
-		uint64_t time = e < 2 * nsp ? ev[e].time : end;
-		if (time > end)
-			time = end;
-		if (time > cur)
-		{
-			/* [cur, time): the best active span, or overhead. */
-			int best = -1;
-			for (unsigned a = 0; a < nactive; a++)
-				if (best < 0 || sp[active[a]].prio > sp[best].prio)
-					best = active[a];
-			enum tr_seg_kind kind = best >= 0 ? sp[best].kind : SEG_OVERHEAD;
-			int task = best >= 0 ? sp[best].task : -1;
-			if (nseg && segs[nseg - 1].kind == kind && segs[nseg - 1].task == task && segs[nseg - 1].end == cur)
-				segs[nseg - 1].end = time;
-			else
-				PUSH(segs, nseg, capseg, ((struct tr_segment) { cur, time, kind, task }));
-			cur = time;
-		}
-		if (e == 2 * nsp)
-			break;
-		if (ev[e].open)
-			active[nactive++] = (int) ev[e].span;
-		else
-			for (unsigned a = 0; a < nactive; a++)
-				if (active[a] == (int) ev[e].span)
-				{
-					active[a] = active[--nactive];
-					break;
-				}
-	}
-	free(sp);
-	free(ev);
-	free(active);
-	*out = segs;
-	return (int) nseg;
-
-nomem:
-	free(sp);
-	free(ev);
-	free(active);
-	free(segs);
-	return -1;
-}
-
-/* ------------------------------------------------------------------ */
-/* Colors. */
-
-static const char *const palette[] = {
-	"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948",
-	"#b07aa1", "#ff9da7", "#9c755f", "#2f4b7c", "#a05195", "#665191",
-};
-
-const char *trace_codelet_color(unsigned i)
-{
-	return palette[i % (sizeof(palette) / sizeof(palette[0]))];
-}
-
-const char *trace_seg_color(enum tr_seg_kind k)
-{
-	switch (k)
-	{
-	case SEG_FETCH: return "#c9b3e6";
-	case SEG_CALLBACK: return "#8e6c8a";
-	case SEG_SLEEP: return "#bdbdbd";
-	case SEG_IDLE: return "#e6e6e6";
-	case SEG_OVERHEAD: return "#f4cccc";
-	default: return "#4e79a7";
-	}
-}
-
-const char *trace_seg_name(enum tr_seg_kind k)
-{
-	switch (k)
-	{
-	case SEG_EXEC: return "Executing";
-	case SEG_FETCH: return "Fetching input";
-	case SEG_CALLBACK: return "Callback";
-	case SEG_SLEEP: return "Sleeping";
-	case SEG_IDLE: return "Idle";
-	case SEG_OVERHEAD: return "Overhead";
-	default: return "?";
-	}
 }

@@ -98,6 +98,26 @@ struct tr_user
 	uint64_t code, time;
 };
 
+/* A message sent or received (TR_COMM, distributed runs). */
+struct tr_comm
+{
+	int peer;			/* the other rank; -1: not a rank of the run */
+	unsigned flags;			/* TCF_* */
+	int64_t tag;
+	uint64_t seq, channel, bytes;
+	uint64_t submit, start, end;
+	uint64_t handle;		/* trace id of the data, 0: none */
+	int worker;
+	uint64_t offset;		/* byte offset of its record in the file */
+};
+
+/* A clock synchronisation point (TR_CLOCK). */
+struct tr_clock
+{
+	uint64_t local, ref, err;
+	int ref_rank;
+};
+
 /* What a worker does at each moment, for timelines: the states of the
  * trace flattened into segments that do not overlap. */
 enum tr_seg_kind
@@ -151,6 +171,17 @@ struct trace
 	struct tr_user *users;		/* sorted by time */
 	unsigned nusers;
 	unsigned nedges;		/* task dependencies (sum of npreds) */
+
+	/* Distributed runs: TR_PROCESS (has_process), TR_CLOCK, TR_COMM. */
+	int has_process;
+	uint64_t run_id;
+	int rank;
+	unsigned nranks;
+	uint64_t process_offset;	/* byte offset of the process record */
+	struct tr_clock *clocks;	/* sorted by local */
+	unsigned nclocks;
+	struct tr_comm *comms;		/* sorted by start */
+	unsigned ncomms;
 
 	/* Distinct codelet names, in order of first execution. */
 	const char **codelets;
@@ -256,6 +287,58 @@ int trace_compute_stats(const struct trace *t, struct trace_stats *s);
 void trace_stats_free(struct trace_stats *s);
 int trace_print_stats(const struct trace *t, FILE *out);
 int trace_print_diff(const struct trace *a, const struct trace *b, FILE *out);
+
+/* The ranks of one distributed run merged into one timeline
+ * (trace_merge.c): times of every rank on rank 0's clock (through the
+ * TR_CLOCK points), shifted so that the earliest origin is 0. */
+struct tr_link
+{
+	unsigned send_rank, send;	/* ranks[send_rank].comms[send] */
+	unsigned recv_rank, recv;
+};
+
+struct tr_rank_clock
+{
+	double offset_ns, drift;	/* reference = offset + drift * local */
+	double origin_ns;		/* where this rank's time 0 lies on the merged clock */
+	uint64_t err_ns;		/* the largest error bound of its points */
+	unsigned nsync;			/* points used */
+};
+
+struct trace_merge
+{
+	unsigned nranks;
+	struct trace *ranks;		/* by rank; owned; times on the merged clock */
+	struct tr_rank_clock *clocks;	/* by rank */
+	uint64_t run_id;
+	struct tr_link *links;		/* sorted by the send's start */
+	unsigned nlinks;
+	unsigned long unmatched;	/* message ends whose other side is in no trace */
+	unsigned long outside;		/* messages with a process outside the run */
+	unsigned long inconsistent;	/* receives that end before their send starts, beyond the clocks' error */
+	uint64_t worst_ns;		/* by this much at worst */
+	uint64_t end_time;
+	char notes[1024];		/* warnings, one per line, or "" */
+};
+
+/* Merges the n traces ts (each rank of one run exactly once, in any
+ * order), which it takes over: they are freed, or moved into m, and left
+ * zeroed. Returns 0, or -EINVAL with a message naming the file (and the
+ * record's byte offset where one is at fault) for traces without a
+ * process record, of different runs, a rank missing or given twice, a
+ * message whose two sides disagree on its size; -ENOMEM. */
+int trace_merge(struct trace *ts, unsigned n, struct trace_merge *m, char *err, size_t errlen);
+/* Loads the n files, then merges them; the loader's errors as
+ * trace_load's. */
+int trace_merge_load(const char *const *paths, unsigned n, struct trace_merge *m, char *err, size_t errlen);
+void trace_merge_free(struct trace_merge *m);
+/* One line for the run, one per rank. */
+int trace_merge_print(const struct trace_merge *m, FILE *out);
+/* Exports of the merged timeline: a process (Perfetto) or a machine
+ * container (Paje) per rank, messages between ranks as flow arrows or
+ * links. */
+int trace_export_chrome_merged(const struct trace_merge *m, FILE *out);
+int trace_export_paje_merged(const struct trace_merge *m, FILE *out);
 
 /* Prints "where reading stopped" for an incomplete trace on f. */
 void trace_report_incomplete(const struct trace *t, FILE *f);

@@ -276,6 +276,38 @@ int trace_print_stats(const struct trace *t, FILE *f)
 	if (!shown)
 		fprintf(f, "  (none)\n");
 
+	/* A rank of a distributed run: its messages per peer. */
+	if (t->has_process || t->ncomms)
+	{
+		if (t->has_process)
+			fprintf(f, "\nMessages (rank %d of %u, run %016llx):\n", t->rank, t->nranks, (unsigned long long) t->run_id);
+		else
+			fprintf(f, "\nMessages:\n");
+		for (unsigned i = 0; i < t->ncomms; i++)
+		{
+			int seen = 0;
+			for (unsigned j = 0; j < i && !seen; j++)
+				seen = t->comms[j].peer == t->comms[i].peer;
+			if (seen)
+				continue;
+			unsigned long n[2] = { 0, 0 };
+			unsigned long long bytes[2] = { 0, 0 };
+			double busy[2] = { 0, 0 };
+			for (unsigned j = i; j < t->ncomms; j++)
+				if (t->comms[j].peer == t->comms[i].peer)
+				{
+					int k = (t->comms[j].flags & TCF_SEND) != 0;
+					n[k]++;
+					bytes[k] += t->comms[j].bytes;
+					busy[k] += dur_us(t->comms[j].start, t->comms[j].end);
+				}
+			fprintf(f, "  rank %-4d %8lu sent %14llu bytes %10.3f ms %8lu received %14llu bytes %10.3f ms\n",
+				t->comms[i].peer, n[1], bytes[1], busy[1] / 1e3, n[0], bytes[0], busy[0] / 1e3);
+		}
+		if (!t->ncomms)
+			fprintf(f, "  (none)\n");
+	}
+
 	fprintf(f, "\nCritical path: %.3f ms over %u tasks", s.critical_path_us / 1e3, s.critical_path_len);
 	for (unsigned i = 0; i < s.critical_path_len && i < 12; i++)
 	{

@@ -41,7 +41,18 @@ OPENBLAS_NUM_THREADS=1
 # report (tests/lsan.supp says what and why); Open MPI is built without
 # frame pointers, so only the slow unwinder finds the library a leak
 # comes from.
-LSAN_OPTIONS="suppressions=$(cd "$(dirname "$0")" && pwd)/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+# LSan reads one suppressions file (the last one named): a caller's
+# (make check-asan names tests/lsan.supp) joins this one, as for TSan below.
+mysupp="$(cd "$(dirname "$0")" && pwd)/lsan.supp"
+mkdir -p "$STARPU_HOME"
+case $LSAN_OPTIONS in
+*suppressions=*)
+	base=$(printf '%s\n' "$LSAN_OPTIONS" | sed 's/.*suppressions=\([^ :]*\).*/\1/')
+	cat "$base" "$mysupp" > "$STARPU_HOME/lsan-$$.supp" 2>/dev/null
+	LSAN_OPTIONS=$(printf '%s\n' "$LSAN_OPTIONS" | sed "s|suppressions=[^ :]*|suppressions=$STARPU_HOME/lsan-$$.supp|") ;;
+*)
+	LSAN_OPTIONS="suppressions=$mysupp${LSAN_OPTIONS:+:$LSAN_OPTIONS}" ;;
+esac
 if [ -n "$ASAN_OPTIONS" ]; then
 	ASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=0"
 	export ASAN_OPTIONS

@@ -82,7 +82,7 @@ static void resolve_pending(struct job *job)
  * never reused (an address may be, once a handle is freed). */
 static _Atomic uint64_t next_handle_id;
 
-static uint64_t handle_trace_id(starpu_data_handle_t h)
+uint64_t trace_handle_id(starpu_data_handle_t h)
 {
 	uint64_t id = __atomic_load_n(&h->trace_id, __ATOMIC_RELAXED);
 	if (id)
@@ -114,7 +114,7 @@ static uint64_t record_task_data(struct trace_buf *b, struct job *job)
 		uint64_t size = starpu_data_get_size(h);
 		total += size;
 		if (i < n)	/* a truncated record counts the rest, lists none */
-			e[i] = (struct trace_task_buffer) { handle_trace_id(h), size, (uint32_t) STARPU_TASK_GET_MODE(task, i),
+			e[i] = (struct trace_task_buffer) { trace_handle_id(h), size, (uint32_t) STARPU_TASK_GET_MODE(task, i),
 							    h->home_node };
 	}
 	return total;
@@ -135,7 +135,7 @@ void trace_submit_slow(struct job *job)
 		{
 			starpu_data_handle_t h = STARPU_TASK_GET_HANDLE(task, i);
 			if (data_handle_valid(h))
-				handle_trace_id(h);
+				trace_handle_id(h);
 		}
 	}
 	if (!(flags_now() & TRACE_PROFILING))

@@ -22,6 +22,8 @@
 #include "data/memory.h"
 #include "perfmodel/perfmodel.h"
 
+#include <vela_extension.h>
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +47,14 @@ static char rec_path[4096];
 static int rec_id = -1;		/* starpu_profiling_set_id */
 static int rec_written;		/* rec_path names the last trace written */
 static _Atomic int rec_write_warned;
+/* vela_trace_set_process: set by the layer above (its init and shutdown,
+ * one thread), read when a session starts. */
+static struct
+{
+	uint64_t run_id;
+	int rank;
+	unsigned nranks;
+} rec_group = { 0, -1, 0 };
 
 int rec_is_open(void)
 {
@@ -133,6 +143,8 @@ static void write_metadata(void)
 		struct worker *w = &rt.workers[i];
 		tb_worker(b, w->id, (uint32_t) w->arch, w->memory_node, w->name, w->bindid);
 	}
+	if (rec_group.rank >= 0)
+		tb_process(b, rec_group.run_id, rec_group.rank, rec_group.nranks);
 	tb_flush(b);
 }
 
@@ -273,6 +285,67 @@ void starpu_fxt_trace_user_event_string(const char *s)
 void starpu_profiling_set_id(int new_id)
 {
 	rec_id = new_id;
+}
+
+/* ------------------------------------------------------------------ */
+/* The trace hook of distributed runs (vela_extension.h). */
+
+int vela_trace_is_open(void)
+{
+	return rec_open;
+}
+
+uint64_t vela_trace_now(void)
+{
+	return rec_open ? rec_rel(trace_now()) : 0;
+}
+
+void vela_trace_set_process(uint64_t run_id, int rank, unsigned nranks)
+{
+	if (rank < 0 || (unsigned) rank >= nranks)
+	{
+		rec_group.rank = -1;
+		return;
+	}
+	rec_group.run_id = run_id;
+	rec_group.rank = rank;
+	rec_group.nranks = nranks;
+	struct trace_buf *b = rec_buf_self();
+	if (b)
+	{
+		tb_process(b, run_id, rank, nranks);
+		tb_flush(b);	/* in the file before any message of this run */
+	}
+}
+
+void vela_trace_clock_sync(uint64_t local, uint64_t ref, uint64_t err, int ref_rank)
+{
+	struct trace_buf *b = rec_buf_self();
+	if (b)
+		tb_clock(b, local, ref, err, ref_rank);
+}
+
+void vela_trace_comm(const struct vela_trace_comm *c)
+{
+	if (!c || !(__atomic_load_n(&trace_flags, __ATOMIC_RELAXED) & TRACE_RECORDING))
+		return;
+	struct trace_buf *b = rec_buf_self();
+	if (!b)
+		return;
+	struct trace_rec_comm r;
+	memset(&r, 0, sizeof(r));
+	r.peer = c->peer;
+	r.flags = c->flags & (TCF_SEND | TCF_SYNC);
+	r.tag = c->tag;
+	r.seq = c->seq;
+	r.channel = c->channel;
+	r.bytes = c->bytes;
+	r.submit = c->submit;
+	r.start = c->start;
+	r.end = c->end < c->start ? c->start : c->end;
+	r.handle = c->handle ? trace_handle_id(c->handle) : 0;
+	r.worker = rec_self_worker();
+	tb_comm(b, &r);
 }
 
 const char *vela_trace_get_path(void)

@@ -26,6 +26,14 @@
  * (issue 7, `vela replay`) added TR_TASK_DATA and made TR_TASK's footprint
  * the performance-model footprint; readers also take version 1 files,
  * which have neither.
+ *
+ * Distributed runs (one program over several processes, real or
+ * simulated) write one trace per process. Three record types, added without a version change, let
+ * `vela trace` merge them into one timeline: TR_PROCESS says which run and
+ * which rank the file is, TR_CLOCK relates this process's clock to the
+ * reference rank's, TR_COMM is one message sent or received. The runtime
+ * writes them when the layer above it reports them (vela_extension.h); it
+ * knows nothing of how messages travel.
  */
 #ifndef VELA_TRACE_FORMAT_H
 #define VELA_TRACE_FORMAT_H
@@ -68,6 +76,9 @@ enum trace_rec_type
 	TR_END = 12,		/* struct trace_rec_end: the run ended cleanly (last) */
 	TR_TASK_END = 13,	/* struct trace_rec_task_end: termination of a task recorded earlier */
 	TR_TASK_DATA = 14,	/* struct trace_rec_task_data + buffers: what a replay needs (v2) */
+	TR_PROCESS = 15,	/* struct trace_rec_process: this file is one rank of a distributed run */
+	TR_CLOCK = 16,		/* struct trace_rec_clock: this clock against the reference rank's */
+	TR_COMM = 17,		/* struct trace_rec_comm: a message sent to, or received from, another rank */
 	TR_NTYPES
 };
 
@@ -281,6 +292,63 @@ struct trace_rec_end
 	uint64_t ntasks;		/* TR_TASK records written */
 	uint64_t nrecords;		/* records of all kinds written, this one excluded */
 	uint64_t lost;			/* records dropped (write errors) */
+};
+
+/* Distributed runs. Every process of one run writes the same run_id (an
+ * identifier the processes agree on at start, unique per run), its rank
+ * and the number of ranks; a trace has at most one TR_PROCESS, written
+ * before any TR_CLOCK or TR_COMM. */
+struct trace_rec_process
+{
+	struct trace_rec_hdr h;
+	uint64_t run_id;
+	int32_t rank;			/* 0 .. nranks - 1 */
+	uint32_t nranks;
+};
+
+/* A synchronisation point: at this trace's time `local`, the clock of rank
+ * ref_rank read `ref` (that rank's trace time), within +-err ns. Times of
+ * the other ranks map to the reference's through these points (one: an
+ * offset; two or more: an offset and a drift, through the first and the
+ * last). The reference rank writes local == ref, err 0. Simulated runs,
+ * whose processes share the simulated clock, write local == ref too. */
+struct trace_rec_clock
+{
+	struct trace_rec_hdr h;
+	uint64_t local;
+	uint64_t ref;
+	uint64_t err;
+	int32_t ref_rank;
+	uint32_t pad;
+};
+
+#define TCF_SEND 0x1u		/* a send; else a receive */
+#define TCF_SYNC 0x2u		/* a synchronous send (ends when received) */
+
+/* One message, in the trace of each side. A send and its receive carry
+ * the same (sender, receiver, channel, tag, seq): that key links them.
+ * channel tells apart the communicators of a run (0: the run's own; else
+ * an identifier both sides derive alike); seq numbers the messages of one
+ * (sender, receiver, channel, tag) from 0, in the order of the task flow.
+ * A send lasts from when its data was ready and it was handed to the
+ * network (start) to when the network was done with it (end); a receive
+ * from when it could take data (its buffer ready) to when the data was
+ * in place. submit is when the application or task flow asked for it. */
+struct trace_rec_comm
+{
+	struct trace_rec_hdr h;
+	int32_t peer;			/* the other rank; -1: not a rank of the run */
+	uint32_t flags;			/* TCF_* */
+	int64_t tag;			/* the application's tag */
+	uint64_t seq;
+	uint64_t channel;
+	uint64_t bytes;
+	uint64_t submit;
+	uint64_t start;
+	uint64_t end;
+	uint64_t handle;		/* the data handle's trace id (as TR_TASK_DATA), 0 if none */
+	int32_t worker;			/* thread that completed it; -1 for others */
+	uint32_t pad;
 };
 
 #endif /* VELA_TRACE_FORMAT_H */

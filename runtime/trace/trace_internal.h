@@ -46,6 +46,8 @@ struct trace_buf *rec_buf_worker(struct worker *w);
 struct trace_buf *rec_buf_self(void);
 /* The calling thread's worker id, or -1. */
 int rec_self_worker(void);
+/* A handle's id in traces (events.c): 1, 2, ... never reused. */
+uint64_t trace_handle_id(starpu_data_handle_t h);
 
 /* ------------------------------------------------------------------ */
 /* Profiler (profiling.c). */

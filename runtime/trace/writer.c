@@ -463,3 +463,28 @@ void tb_user(struct trace_buf *b, int32_t worker, const char *s, uint64_t code, 
 	p->code = code;
 	p->time = time;
 }
+
+void tb_process(struct trace_buf *b, uint64_t run_id, int32_t rank, uint32_t nranks)
+{
+	struct trace_rec_process *p = RESERVE(b, struct trace_rec_process, TR_PROCESS);
+	p->run_id = run_id;
+	p->rank = rank;
+	p->nranks = nranks;
+}
+
+void tb_clock(struct trace_buf *b, uint64_t local, uint64_t ref, uint64_t err, int32_t ref_rank)
+{
+	struct trace_rec_clock *p = RESERVE(b, struct trace_rec_clock, TR_CLOCK);
+	p->local = local;
+	p->ref = ref;
+	p->err = err;
+	p->ref_rank = ref_rank;
+}
+
+void tb_comm(struct trace_buf *b, const struct trace_rec_comm *r)
+{
+	struct trace_rec_comm *p = RESERVE(b, struct trace_rec_comm, TR_COMM);
+	struct trace_rec_hdr h = p->h;
+	*p = *r;
+	p->h = h;
+}

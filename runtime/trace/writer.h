@@ -124,5 +124,10 @@ void tb_transfer(struct trace_buf *b, uint32_t src, uint32_t dst, uint64_t bytes
 		 uint64_t handle, int32_t worker);
 void tb_mem(struct trace_buf *b, uint32_t node, uint32_t op, uint64_t bytes, uint64_t time, uint64_t addr);
 void tb_user(struct trace_buf *b, int32_t worker, const char *s, uint64_t code, uint64_t time);
+/* Distributed runs (trace_format.h). */
+void tb_process(struct trace_buf *b, uint64_t run_id, int32_t rank, uint32_t nranks);
+void tb_clock(struct trace_buf *b, uint64_t local, uint64_t ref, uint64_t err, int32_t ref_rank);
+/* A copy of r (its header is rewritten). */
+void tb_comm(struct trace_buf *b, const struct trace_rec_comm *r);
 
 #endif /* VELA_TRACE_WRITER_H */

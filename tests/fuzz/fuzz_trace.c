@@ -3,7 +3,8 @@
  *
  * Any input must be refused with a message naming the file ('fuzz'), or
  * load; a loaded trace must go through the statistics, the diff and every
- * exporter (Perfetto JSON, Paje, SVG, tasks.rec, dot) without a crash, a
+ * exporter (Perfetto JSON, Paje, SVG, tasks.rec, dot), and a rank's trace
+ * of a distributed run through the merge and its exports, without a crash, a
  * leak or an allocation sized by a number from the file rather than by
  * the file (libFuzzer's -rss_limit_mb and -malloc_limit_mb catch those).
  * The input is the whole file.
@@ -53,6 +54,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	trace_export_svg(&t, out);
 	trace_export_rec(&t, out);
 	trace_export_dot(&t, out);
+	/* A rank's trace: merged alone (1 rank), with a second copy posing
+	 * as the other rank (2), or refused for the missing ranks. */
+	if (t.has_process)
+	{
+		struct trace ts[2];
+		unsigned n = 1;
+		ts[0] = t;
+		memset(&t, 0, sizeof(t));
+		if (ts[0].nranks == 2 && trace_parse(data, size, "fuzz", &ts[1], err, sizeof(err)) == 0)
+		{
+			ts[1].rank = 1 - ts[0].rank;
+			n = 2;
+		}
+		struct trace_merge m;
+		if (trace_merge(ts, n, &m, err, sizeof(err)) == 0)
+		{
+			trace_merge_print(&m, out);
+			trace_export_chrome_merged(&m, out);
+			trace_export_paje_merged(&m, out);
+			trace_merge_free(&m);
+		}
+		else if (!strstr(err, "'fuzz'"))
+		{
+			fprintf(stderr, "merge refused without naming the file: '%s'\n", err);
+			abort();
+		}
+	}
 	trace_free(&t);
 	return 0;
 }

@@ -50,7 +50,7 @@ cuda=${CUDA_CPPFLAGS:-$(sed -n 's/^CUDA_CPPFLAGS = //p' "$vbuild/Makefile" 2>/de
 CFLAGS="-g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-I$top/include -I$vbuild/include -I$top/runtime -I$top -I$vbuild -I$top/tools $cuda"
 trace_src="$top/tools/trace_reader.c $top/tools/trace_chrome.c $top/tools/trace_paje.c $top/tools/trace_svg.c \
-	$top/tools/trace_rec.c $top/tools/trace_stats.c"
+	$top/tools/trace_rec.c $top/tools/trace_stats.c $top/tools/trace_merge.c $top/tools/trace_timeline.c"
 
 # sources, corpus and dictionary of a target
 sources() {
