@@ -40,6 +40,7 @@ static void reset_counters(void)
 	atomic_store(&rt.wait_threshold, -1);
 	atomic_store(&rt.drivers_termination_requested, 0);
 	atomic_store(&rt.pause_depth, 0);
+	failures_reset();
 }
 
 int starpu_initialize(struct starpu_conf *user_conf, int *argc, char ***argv)
@@ -211,6 +212,7 @@ void starpu_shutdown(void)
 			rt.workers[i].thread_started = 0;
 		}
 
+	failures_report();
 	/* Calibration results go to the model files once no kernel runs. */
 	pm_shutdown();
 	trace_shutdown();	/* observers: STARPU_*_STATS reports, trace file closed */

@@ -90,6 +90,7 @@ int job_reset(struct job *job, int new_submission)
 	os_mutex_unlock(job_lock(job));
 	job->nacquired = 0;
 	job->worker = NULL;
+	job->error = 0;
 	job->combined = 0;
 	__atomic_store_n(&job->data_fp_state, 1, __ATOMIC_RELAXED);	/* footprint: compute again, then keep */
 	return 0;

@@ -154,6 +154,7 @@ struct job
 	unsigned nimpl;
 	unsigned sched_ctx;
 	struct worker *worker;		/* the worker running/that ran it */
+	int error;			/* 0, or why the last submission failed (core/failures.c) */
 
 	/* JOB_ACQUIRE: called once access is granted. */
 	void (*acquire_cb)(struct job *job);

@@ -470,10 +470,11 @@ int starpu_task_wait(struct starpu_task *task)
 	while (!job->terminated || job->ending)
 		os_cond_wait(job_cond(job), job_lock(job));
 	job->nwaiters--;
+	int error = job->error;
 	os_mutex_unlock(job_lock(job));
 	if (task->destroy)
 		starpu_task_destroy(task);
-	return 0;
+	return error;
 }
 
 int starpu_task_wait_array(struct starpu_task **tasks, unsigned nb_tasks)

@@ -139,6 +139,14 @@ static int coherent_buffer(const struct job_buffer *b)
 	return !(b->mode & (STARPU_SCRATCH | STARPU_REDUX)) && !(b->flags & JOB_BUFFER_NOFETCH);
 }
 
+int data_job_pins(struct job *job, unsigned n, starpu_data_handle_t h)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (job->buffers[i].handle == h && coherent_buffer(&job->buffers[i]))
+			return 1;
+	return 0;
+}
+
 /* Lets go of what buffers[0..n) hold (pins, scratch space), so that other
  * tasks can use the memory while this one waits or gives up. */
 static void unpin_first(struct job *job, unsigned n, unsigned node)
@@ -212,7 +220,9 @@ static int private_buffer(struct job *job, struct job_buffer *b, unsigned node, 
 	return ret;
 }
 
-int data_fetch_for_job(struct job *job, unsigned node)
+/* turn: set once the job holds node's waiting turn (given back by the
+ * caller). */
+static int fetch(struct job *job, unsigned node, int *turn)
 {
 	struct starpu_task *task = job->task;
 	unsigned n = STARPU_TASK_GET_NBUFFERS(task);
@@ -244,7 +254,13 @@ restart:
 		else if (b->flags & JOB_BUFFER_NOFETCH)
 			continue;
 		else
+		{
+			struct rt_thread *t = rt_thread();
+			t->fetching = job;
+			t->fetching_npinned = i;
 			ret = data_make_valid(b->handle, node, (enum starpu_data_access_mode) b->mode);
+			t->fetching = NULL;
+		}
 		if (ret == -EAGAIN && !(ret = job_fits(job, node)))
 		{
 			/* The node is full of pinned data: let go of ours so that
@@ -255,7 +271,16 @@ restart:
 			if (job->worker)
 				drv_pipeline_drain(job->worker);
 			data_xfer_progress(node, 1);
-			data_wait_memory(node);
+			/* One waiting task at a time (data.h, the waiting turn):
+			 * a newcomer first waits for its turn, pinning nothing,
+			 * then tries again at once. */
+			if (*turn)
+				data_wait_memory(node);
+			else
+			{
+				data_memory_turn_take(node);
+				*turn = 1;
+			}
 			goto restart;
 		}
 		if (ret)
@@ -281,6 +306,15 @@ restart:
 		ifaces[i] = job->scratch && job->scratch[lo] ? job->scratch[lo] : data_rep(h, node)->interface;
 	}
 	return 0;
+}
+
+int data_fetch_for_job(struct job *job, unsigned node)
+{
+	int turn = 0;
+	int ret = fetch(job, node, &turn);
+	if (turn)
+		data_memory_turn_give(node);
+	return ret;
 }
 
 void data_job_done_on_node(struct job *job, unsigned node)
