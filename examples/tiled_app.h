@@ -454,6 +454,9 @@ static int run_once(const struct tiled_app *app, const struct tiled_options *opt
 	/* Also on a submission error: what was submitted must finish first. */
 	starpu_task_wait_for_all();
 	double elapsed = starpu_timing_now() - start;
+	/* A task that could not run (no usable model in a simulation, data
+	 * that cannot fit in memory) makes the time that of a partial run. */
+	unsigned long nfailed = vela_task_failed_count();
 
 	/* Unregistering makes the tiles the application's again. */
 	tiled_unregister(t);
@@ -468,6 +471,11 @@ static int run_once(const struct tiled_app *app, const struct tiled_options *opt
 	if (ret) {
 		fprintf(stderr, "%s: starpu_task_insert failed under sched %s: %s\n", app->name,
 			sched, strerror(-ret));
+		return 1;
+	}
+	if (nfailed) {
+		fprintf(stderr, "%s: %lu task(s) failed under sched %s (the runtime said why): "
+			"no time is reported for an incomplete run\n", app->name, nfailed, sched);
 		return 1;
 	}
 	if (elapsed < res->best_us)
