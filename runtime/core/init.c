@@ -61,7 +61,7 @@ int starpu_initialize(struct starpu_conf *user_conf, int *argc, char ***argv)
 	}
 	atomic_store(&rt.state, RT_STARTING);
 
-	if ((ret = conf_resolve(&rt.conf, user_conf)))
+	if ((ret = conf_resolve(&rt.conf, user_conf)) || (ret = watchdog_conf()))
 		goto fail_conf;
 	/* Device kinds whose devices are processes (MPI slaves) decide here,
 	 * once per process, what this one is; a slave never comes back. */
@@ -122,6 +122,8 @@ int starpu_initialize(struct starpu_conf *user_conf, int *argc, char ***argv)
 		launched++;
 	}
 	drv_wait_started(launched);
+	if ((ret = watchdog_start()))
+		goto fail_threads;
 
 	init_count = 1;
 	atomic_store(&rt.state, RT_UP);
@@ -212,6 +214,7 @@ void starpu_shutdown(void)
 			rt.workers[i].thread_started = 0;
 		}
 
+	watchdog_stop();
 	failures_report();
 	/* Calibration results go to the model files once no kernel runs. */
 	pm_shutdown();

@@ -135,6 +135,16 @@ const char *rt_capture_end(struct rt_thread *t, int print);
 void failures_record(struct job *job, struct worker *w, int err, const char *what, const char *why);
 void failures_report(void);
 void failures_reset(void);
+/* The watchdog (core/watchdog.c): conf reads STARPU_WATCHDOG_* (-EINVAL
+ * when malformed), start runs its thread if STARPU_WATCHDOG_TIMEOUT is
+ * set, stop ends it; while enabled, submission tracks each job and
+ * termination untracks it. */
+int watchdog_conf(void);
+int watchdog_start(void);
+void watchdog_stop(void);
+int watchdog_enabled(void);
+void watchdog_track(struct job *job);
+void watchdog_untrack(struct job *job);
 void rt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void rt_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

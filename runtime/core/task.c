@@ -390,6 +390,8 @@ int starpu_task_submit(struct starpu_task *task)
 
 	job->counted = 1;
 	atomic_fetch_add_explicit(&rt.nsubmitted, 1, memory_order_relaxed);
+	if (watchdog_enabled())
+		watchdog_track(job);
 	sched_ctx_job_submitted(job);
 
 	int synchronous = task->synchronous;
