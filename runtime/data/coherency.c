@@ -227,6 +227,11 @@ static int fetch(struct job *job, unsigned node, int *turn)
 	struct starpu_task *task = job->task;
 	unsigned n = STARPU_TASK_GET_NBUFFERS(task);
 	void **ifaces = task->dyn_interfaces ? task->dyn_interfaces : task->interfaces;
+	/* Under a memory limit, a task whose data cannot be there at once is
+	 * told so first (rather than which of its data found no room). */
+	int ret0;
+	if (mem_nodes[node].total >= 0 && (ret0 = job_fits(job, node)))
+		return ret0;
 
 	/* A device queues the copies of every input at once: they overlap one
 	 * another and the kernels still running there. */
