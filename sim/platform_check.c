@@ -3,7 +3,8 @@
  * SimGrid treats some mistakes in a platform file as fatal: a duplicate
  * <link> or <route>, an unknown routing= value, a <prop> without id or
  * value abort the process (SIGABRT, in the hijack boot before main), and a
- * link bandwidth of 0 or less aborts at the first transfer. Others it
+ * link of bandwidth 0 or less aborts at the first transfer over it (so one
+ * that a route uses is refused; StarPU's files have an unused one). Others it
  * ignores (a host's memsize of "lots"). So every boot first scans the file
  * here, the way SimGrid will read it (elements and attributes, comments
  * skipped), and refuses it with file:line and the reason: starpu_init then
@@ -148,9 +149,25 @@ static int check_elem(struct checker *c, const struct elem *e)
 			snprintf(v, sizeof(v), "%.*s", (int) (bw->vlen < 63 ? bw->vlen : 63), bw->value);
 			char *end;
 			double b = strtod(v, &end);
-			if (end == v || !(b > 0))
-				return bad(c, line, "<link id='%.*s'> has bandwidth '%s': a bandwidth must be a positive number",
-					   (int) id->vlen, id->value, v);
+			if (end == v)
+				return bad(c, line, "<link id='%.*s'> has bandwidth '%s': not a number", (int) id->vlen,
+					   id->value, v);
+			/* Harmless until a route uses it (StarPU's own platform
+			 * files have an unused link of bandwidth 0). */
+			if (!(b > 0))
+				remember(c, "badbw", id, bw, -1, line);
+		}
+	}
+	else if (is(e, "link_ctn"))
+	{
+		const struct attr *id = get(e, "id");
+		for (size_t i = 0; id && i < c->nseen; i++)
+		{
+			const char *k = c->seen[i].key;
+			if (strncmp(k, "badbw\x01", 6) || strncmp(k + 6, id->value, id->vlen) || k[6 + id->vlen] != '\x01')
+				continue;
+			return bad(c, line, "a route uses link '%.*s', whose bandwidth '%s' (line %d) is not a positive number",
+				   (int) id->vlen, id->value, k + 7 + id->vlen, c->seen[i].line);
 		}
 	}
 	else if (is(e, "host"))

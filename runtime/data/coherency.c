@@ -184,8 +184,10 @@ static int job_fits(struct job *job, unsigned node)
 		/* Application buffers and views do not count. */
 		int counted = (b->mode & (STARPU_SCRATCH | STARPU_REDUX)) || !r->allocated || r->allocated_by_runtime;
 		os_mutex_unlock(&h->lock);
-		if (counted)
-			need += starpu_data_get_alloc_size(h);
+		size_t size = counted ? starpu_data_get_alloc_size(h) : 0;
+		if ((ssize_t) size > total)
+			return 0;	/* the allocation says that this datum can never fit */
+		need += size;
 	}
 	if ((ssize_t) need <= total)
 		return 0;

@@ -5,7 +5,8 @@
 # STARPU_SIMGRID=1 at process start; attach: VELA_SIM_BOOT=attach). Each
 # case is the 4-CPU test platform with one mistake: a duplicate <link>, a
 # duplicate <route> (and one duplicated through symmetry), an unknown
-# routing=, a <prop> without a value, a link bandwidth of 0 or less, a RAM
+# routing=, a <prop> without a value, a route over a link of bandwidth 0
+# or less (an unused one is harmless: StarPU's files have one), a RAM
 # memsize of -1, 0 or "lots". Before, SimGrid killed the process
 # (SIGABRT), or the run went on. The unchanged file still runs.
 # Skipped (77) when the SimGrid plugin was not built.
@@ -63,9 +64,9 @@ case_ bad-routing 14 "<zone routing='Fulll'>: not a routing SimGrid knows" \
 	's/routing="Full"/routing="Fulll"/'
 case_ prop-no-value 21 "<prop> needs both id and value" \
 	's/<prop id="memsize" value="8589934592"\/>/<prop id="memsize"\/>/'
-case_ bw-zero 23 "<link id='RAM-RAM'> has bandwidth '0Bps': a bandwidth must be a positive number" \
+case_ bw-zero 24 "a route uses link 'RAM-RAM', whose bandwidth '0Bps' \\(line 23\\) is not a positive number" \
 	's/bandwidth="10000000000Bps"/bandwidth="0Bps"/'
-case_ bw-negative 23 "<link id='RAM-RAM'> has bandwidth '-5GBps'" \
+case_ bw-negative 24 "a route uses link 'RAM-RAM', whose bandwidth '-5GBps'" \
 	's/bandwidth="10000000000Bps"/bandwidth="-5GBps"/'
 for m in -1 0 lots; do
 	case_ "ram-memsize$m" 21 "host RAM has memsize='$m': a memsize must be a positive number of bytes" \
