@@ -41,7 +41,18 @@ OPENBLAS_NUM_THREADS=1
 # report (tests/lsan.supp says what and why); Open MPI is built without
 # frame pointers, so only the slow unwinder finds the library a leak
 # comes from.
-LSAN_OPTIONS="suppressions=$(cd "$(dirname "$0")" && pwd)/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+# LeakSanitizer reads one suppressions file (the last named): the
+# project's, if the caller names one, and Open MPI's go into one.
+mkdir -p "${STARPU_HOME:-$(pwd)/test-home}"
+case $LSAN_OPTIONS in
+*suppressions=*)
+	base=$(printf '%s\n' "$LSAN_OPTIONS" | sed 's/.*suppressions=\([^ :]*\).*/\1/')
+	merged="${STARPU_HOME:-$(pwd)/test-home}/lsan-$$.supp"
+	cat "$base" "$(cd "$(dirname "$0")" && pwd)/lsan.supp" > "$merged" 2>/dev/null
+	LSAN_OPTIONS=$(printf '%s\n' "$LSAN_OPTIONS" | sed "s|suppressions=[^ :]*|suppressions=$merged|") ;;
+*)
+	LSAN_OPTIONS="suppressions=$(cd "$(dirname "$0")" && pwd)/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}" ;;
+esac
 if [ -n "$ASAN_OPTIONS" ]; then
 	ASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=0"
 	export ASAN_OPTIONS
