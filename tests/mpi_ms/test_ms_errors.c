@@ -83,7 +83,10 @@ static int run_on(struct starpu_codelet *cl, starpu_data_handle_t h, int worker)
 		t->workerid = (unsigned) worker;
 	}
 	t->synchronous = 1;
-	return starpu_task_submit(t);
+	int ret = starpu_task_submit(t);
+	if (ret && ret != -ENOENT && ret != -ENOMEM)
+		starpu_task_destroy(t);	/* refused at submission: never run, still ours */
+	return ret;
 }
 
 int main(int argc, char **argv)
