@@ -90,6 +90,8 @@ static struct starpu_task *worker_idle(struct worker *w)
 	return task;
 }
 
+static void job_end(struct worker *w, struct job *job, int ret, const char *why);
+
 /* Runs one popped task on w, up to handing it to termination. */
 static void execute_job(struct worker *w, struct job *job)
 {
@@ -133,14 +135,17 @@ static void execute_job(struct worker *w, struct job *job)
 	/* Simulation: the runtime's costs for this task (none in a real run). */
 	sim_cost(SIM_COST_SCHED, 1);
 	sim_cost(SIM_COST_FETCH, job->nbuffers);
+	/* Why the task fails, if it does, is the first error printed while
+	 * it is fetched and run (core/failures.c). */
+	rt_capture_begin(t);
 	int ret = data_fetch_for_job(job, w->memory_node);
 	if (ret)
 	{
 		if (cw)
 			team_go(&team, 1);
 		trace_on_exec_end(w, job, 1);	/* observers: the task could not run */
-		rt_error("task '%s' not executed: its data could not be made available on %s (%d)",
-			 starpu_task_get_name(task), w->name, ret);
+		failures_record(job, w, ret, "not executed: its data could not be made available on",
+				rt_capture_end(t, 0));
 	}
 	else
 	{
@@ -187,6 +192,7 @@ static void execute_job(struct worker *w, struct job *job)
 			{
 				/* Its event is recorded when another task is queued
 				 * after it, if one is before the worker waits. */
+				rt_capture_end(t, 1);
 				drv_pipeline_push(w, job, NULL);
 				return;
 			}
@@ -214,12 +220,13 @@ static void execute_job(struct worker *w, struct job *job)
 		t->in_codelet = 0;
 		t->current_task = NULL;
 		w->current_task = NULL;
+		const char *why = rt_capture_end(t, ret == 0);
 		if (cw)
 		{
 			trace_on_exec_end(w, job, ret != 0);	/* observers: kernel done */
 			sched_post_exec(w, job);
 			if (ret)
-				rt_error("task '%s' failed on %s (%d)", starpu_task_get_name(task), w->name, ret);
+				failures_record(job, w, ret, "failed on", why);
 			data_job_done_on_node(job, w->memory_node);
 			team_release(&team);
 			sched_job_done(job);
@@ -229,7 +236,7 @@ static void execute_job(struct worker *w, struct job *job)
 			job_term_release(job);
 			return;
 		}
-		drv_job_end(w, job, ret);
+		job_end(w, job, ret, why);
 		return;
 	}
 	if (cw)
@@ -243,13 +250,13 @@ static void execute_job(struct worker *w, struct job *job)
 	job_term_release(job);
 }
 
-void drv_job_end(struct worker *w, struct job *job, int ret)
+static void job_end(struct worker *w, struct job *job, int ret, const char *why)
 {
 	struct starpu_task *task = job->task;
 	trace_on_exec_end(w, job, ret != 0);	/* observers: kernel done */
 	sched_post_exec(w, job);
 	if (ret)
-		rt_error("task '%s' failed on %s (%d)", starpu_task_get_name(task), w->name, ret);
+		failures_record(job, w, ret, "failed on", why);
 	data_job_done_on_node(job, w->memory_node);
 	/* Done with its context's policy (hooks included): from here on the
 	 * context may be deleted. */
@@ -258,6 +265,11 @@ void drv_job_end(struct worker *w, struct job *job, int ret)
 	if (task->cl)
 		task->cl->per_worker_stats[w->id]++;
 	job_term_release(job);
+}
+
+void drv_job_end(struct worker *w, struct job *job, int ret)
+{
+	job_end(w, job, ret, NULL);
 }
 
 /* How long an idle worker polls before sleeping, in microseconds, and how

@@ -471,6 +471,13 @@ static int run_session(struct gemm_run *r, const char *sched, struct gemm_sessio
 			}
 	starpu_task_wait_for_all();
 	s->elapsed_us = starpu_timing_now() - start;
+	/* A task that could not run makes the time that of a partial run. */
+	unsigned long nfailed = vela_task_failed_count();
+	if (nfailed && status == 0) {
+		fprintf(stderr, "gemm: %lu task(s) failed (the runtime said why): "
+			"no time is reported for an incomplete run\n", nfailed);
+		status = 1;
+	}
 
 	/* Unregistering brings the up-to-date tiles back to RAM, to the application. */
 	tiled_unregister(&r->a);

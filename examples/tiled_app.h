@@ -481,6 +481,9 @@ static int run_once(const struct tiled_app *app, const struct tiled_options *opt
 	/* Also on a submission error: what was submitted must finish first. */
 	starpu_task_wait_for_all();
 	double elapsed = starpu_timing_now() - start;
+	/* A task that could not run (no usable model in a simulation, data
+	 * that cannot fit in memory) makes the time that of a partial run. */
+	unsigned long nfailed = vela_task_failed_count();
 
 	/* Unregistering makes the tiles the application's again. */
 	tiled_unregister(t);
@@ -497,6 +500,11 @@ static int run_once(const struct tiled_app *app, const struct tiled_options *opt
 			sched, strerror(-ret));
 		return 1;
 	}
+	if (nfailed) {
+		fprintf(stderr, "%s: %lu task(s) failed under sched %s (the runtime said why): "
+			"no time is reported for an incomplete run\n", app->name, nfailed, sched);
+		return 1;
+	}
 	if (elapsed < res->best_us)
 		res->best_us = elapsed;
 	if (!t->tiles || res->simulated)
@@ -504,7 +512,13 @@ static int run_once(const struct tiled_app *app, const struct tiled_options *opt
 	if (app->kernel_failed(sched))
 		res->failed = 1;
 	if (opt->check) {
+		/* Every core, unless OPENBLAS_NUM_THREADS says otherwise (the
+		 * test harness sets 1: OpenBLAS's own threads are not
+		 * instrumented, and trip ThreadSanitizer). */
 		long cores = sysconf(_SC_NPROCESSORS_ONLN);
+		const char *nt = getenv("OPENBLAS_NUM_THREADS");
+		if (nt && atoi(nt) > 0)
+			cores = atoi(nt);
 		openblas_set_num_threads(cores > 0 ? (int)cores : 1);
 		double err = app->residual(t, a_full);
 		openblas_set_num_threads(1);

@@ -342,10 +342,24 @@ int starpu_task_finished(struct starpu_task *task) STARPU_WARN_UNUSED_RESULT;
 
 /* Blocks until the task is done. -EINVAL for a detached task (nobody may
  * wait for it) or one already destroyed; -EDEADLK from a codelet or
- * callback. Destroys the task afterwards if task->destroy is set. */
+ * callback. Destroys the task afterwards if task->destroy is set.
+ * Vela: a task that failed (vela_task_get_error) returns its error. */
 int starpu_task_wait(struct starpu_task *task) STARPU_WARN_UNUSED_RESULT;
 int starpu_task_wait_array(struct starpu_task **tasks, unsigned nb_tasks) STARPU_WARN_UNUSED_RESULT;
 int starpu_task_wait_for_all(void);
+
+/* Vela (StarPU 1.3 has no such status): whether a task failed. A task
+ * whose data could not be made available on its worker (-ENOMEM: it can
+ * never fit under the memory limits), or whose implementation returned an
+ * error (a simulated task without a usable model: -ENOENT), still
+ * terminates, so that its dependents, callback and waiters go on; its
+ * error tells it apart. vela_task_get_error: 0, or the negative errno of
+ * its last submission's failure, readable from its callback on until it
+ * is destroyed (starpu_task_wait also returns it). vela_task_failed_count:
+ * how many tasks failed since starpu_init (starpu_shutdown reports them,
+ * one line per cause). */
+int vela_task_get_error(struct starpu_task *task);
+unsigned long vela_task_failed_count(void);
 int starpu_task_wait_for_n_submitted(unsigned n);
 int starpu_task_wait_for_all_in_ctx(unsigned sched_ctx_id);
 int starpu_task_wait_for_n_submitted_in_ctx(unsigned sched_ctx_id, unsigned n);

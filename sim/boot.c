@@ -134,6 +134,9 @@ static int engine_start(const struct sim_boot *b, const char *factory, void (*ma
 	static char *av[64];
 	static char extra[2048];
 	static char progname[256];
+	/* What SimGrid would abort on is refused first (platform_check.c). */
+	if (sg_platform_validate(b->platform, err, errsize))
+		return -EINVAL;
 	int ac = 0;
 	if (engine_started)
 	{

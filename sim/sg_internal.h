@@ -73,6 +73,9 @@ int sg_route(const char *src_host, const char *dst_host, double *bandwidth, doub
 int sg_boot_hijack(const struct sim_boot *b, sim_main_fn main, int argc, char **argv, char **envp,
 		   int *main_ret, char *err, size_t errsize);
 int sg_boot_attach(const struct sim_boot *b, char *err, size_t errsize);
+/* Refuses, with file:line and the reason (err), what SimGrid would abort
+ * on in the platform file (platform_check.c): 0 or -EINVAL. */
+int sg_platform_validate(const char *path, char *err, size_t errsize);
 void sg_detach(void);
 unsigned sg_ncpus(void);
 unsigned sg_devices(struct sim_device *out, unsigned max);

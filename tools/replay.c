@@ -640,7 +640,11 @@ static int run(const struct options *o, struct replay_graph *g)
 	}
 	starpu_task_wait_for_all();
 	double us = starpu_timing_now() - t0;
-	if (nsubmitted == g->ntasks)
+	unsigned long nfailed = vela_task_failed_count();
+	if (nsubmitted == g->ntasks && nfailed)
+		vela_err(CMD, "%s: %lu of %u tasks failed (the runtime said why, and counts them at shutdown): "
+			 "no makespan for an incomplete run", g->path, nfailed, g->ntasks);
+	else if (nsubmitted == g->ntasks)
 	{
 		char sched[128];
 		const char *s = conf.sched_policy ? conf.sched_policy->policy_name : o->sched ? o->sched : getenv("STARPU_SCHED");

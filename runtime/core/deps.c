@@ -657,3 +657,28 @@ int starpu_task_get_task_scheduled_succs(struct starpu_task *task, unsigned ndep
 {
 	return starpu_task_get_task_succs(task, ndeps, task_array);
 }
+
+unsigned deps_pending_names(struct job *job, char *buf, size_t size)
+{
+	unsigned n = 0;
+	size_t len = 0;
+	buf[0] = '\0';
+	os_mutex_lock(&xdeps_lock);
+	struct job_xdeps *x = job->xdeps;
+	for (unsigned g = 0; x && g < x->ngroups; g++)
+	{
+		struct xgroup *gr = x->groups[g];
+		if (gr->done)
+			continue;
+		for (unsigned i = 0; i < gr->cap; i++)
+			if (gr->member[i] && !gr->hit[i])
+			{
+				if (len < size)
+					len += (size_t) snprintf(buf + len, size - len, "%s'%s' (job %lu)", n ? ", " : "",
+								 starpu_task_get_name(gr->member[i]->task), gr->member[i]->id);
+				n++;
+			}
+	}
+	os_mutex_unlock(&xdeps_lock);
+	return n;
+}

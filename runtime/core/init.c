@@ -40,6 +40,7 @@ static void reset_counters(void)
 	atomic_store(&rt.wait_threshold, -1);
 	atomic_store(&rt.drivers_termination_requested, 0);
 	atomic_store(&rt.pause_depth, 0);
+	failures_reset();
 }
 
 int starpu_initialize(struct starpu_conf *user_conf, int *argc, char ***argv)
@@ -60,7 +61,7 @@ int starpu_initialize(struct starpu_conf *user_conf, int *argc, char ***argv)
 	}
 	atomic_store(&rt.state, RT_STARTING);
 
-	if ((ret = conf_resolve(&rt.conf, user_conf)))
+	if ((ret = conf_resolve(&rt.conf, user_conf)) || (ret = watchdog_conf()))
 		goto fail_conf;
 	/* Device kinds whose devices are processes (MPI slaves) decide here,
 	 * once per process, what this one is; a slave never comes back. */
@@ -121,6 +122,8 @@ int starpu_initialize(struct starpu_conf *user_conf, int *argc, char ***argv)
 		launched++;
 	}
 	drv_wait_started(launched);
+	if ((ret = watchdog_start()))
+		goto fail_threads;
 
 	init_count = 1;
 	atomic_store(&rt.state, RT_UP);
@@ -211,6 +214,8 @@ void starpu_shutdown(void)
 			rt.workers[i].thread_started = 0;
 		}
 
+	watchdog_stop();
+	failures_report();
 	/* Calibration results go to the model files once no kernel runs. */
 	pm_shutdown();
 	trace_shutdown();	/* observers: STARPU_*_STATS reports, trace file closed */

@@ -92,6 +92,7 @@ int job_reset(struct job *job, int new_submission)
 	os_mutex_unlock(job_lock(job));
 	job->nacquired = 0;
 	job->worker = NULL;
+	job->error = 0;
 	job->combined = 0;
 	__atomic_store_n(&job->data_fp_state, 1, __ATOMIC_RELAXED);	/* footprint: compute again, then keep */
 	return 0;
@@ -309,6 +310,8 @@ static void job_resubmit(struct job *job)
 	atomic_store_explicit(&job->ndeps, 1, memory_order_relaxed);
 	atomic_fetch_sub_explicit(&rt.nready, 1, memory_order_relaxed);
 	task->status = STARPU_TASK_BLOCKED;
+	if (watchdog_enabled() && job->counted)
+		watchdog_track(job);
 	if (data_prepare_job(job))
 	{
 		rt_error("regenerated task '%s' could not be resubmitted", starpu_task_get_name(task));
@@ -387,6 +390,8 @@ static void job_terminate(struct job *job)
 	data_release_job(job);
 	trace_on_terminate(job);	/* observers: the task is done (its callback comes after) */
 	task->status = STARPU_TASK_FINISHED;
+	if (watchdog_enabled() && job->counted)
+		watchdog_untrack(job);
 
 	/* What this submission's end needs, read while the job is still its. */
 	unsigned long id = job->id;

@@ -154,6 +154,10 @@ struct job
 	unsigned nimpl;
 	unsigned sched_ctx;
 	struct worker *worker;		/* the worker running/that ran it */
+	short error;			/* 0, or why the last submission failed (-errno; core/failures.c) */
+	/* 1 + the job's slot in the watchdog's table of unfinished tasks,
+	 * 0 if none (core/watchdog.c, under its lock). */
+	int wd_slot;
 
 	/* JOB_ACQUIRE: called once access is granted. */
 	void (*acquire_cb)(struct job *job);
@@ -226,6 +230,9 @@ int job_add_succ(struct job *pred, struct job *job, int end_dep);
  * are returned in *extra (malloc'ed, or NULL) to be let go after unlocking.
  * At job_fini: groups are dropped on both sides. */
 void deps_job_submitted(struct job *job);
+/* The declared predecessors job still waits for: their names into buf,
+ * their number returned (the watchdog's report). */
+unsigned deps_pending_names(struct job *job, char *buf, size_t size);
 void deps_job_terminated_locked(struct job *job, struct job_succ **extra, unsigned *nextra);
 void deps_job_fini(struct job *job);
 

@@ -24,12 +24,42 @@ static void vmsg(const char *kind, const char *fmt, va_list ap)
 	fprintf(stderr, "[vela]%s %s\n", kind, buf);
 }
 
+/* The calling thread's state if it has one and is capturing. */
+static struct rt_thread *capturing_thread(void)
+{
+	if (rt.thread_key_backend != os_get_backend())
+		return NULL;
+	struct rt_thread *t = os_getspecific(rt.thread_key);
+	return t && t->capturing ? t : NULL;
+}
+
 void rt_error(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vmsg(" error:", fmt, ap);
+	struct rt_thread *t = capturing_thread();
+	if (t && !t->captured[0])
+		vsnprintf(t->captured, sizeof(t->captured), fmt, ap);
+	else
+		vmsg(" error:", fmt, ap);
 	va_end(ap);
+}
+
+void rt_capture_begin(struct rt_thread *t)
+{
+	t->captured[0] = 0;
+	t->capturing = 1;
+}
+
+const char *rt_capture_end(struct rt_thread *t, int print)
+{
+	t->capturing = 0;
+	if (print && t->captured[0])
+	{
+		fprintf(stderr, "[vela] error: %s\n", t->captured);
+		t->captured[0] = 0;
+	}
+	return t->captured;
 }
 
 void rt_warn(const char *fmt, ...)

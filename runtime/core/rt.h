@@ -42,6 +42,15 @@ struct rt_thread
 	struct job *deferred_tail;
 	int draining;
 	int heap_allocated;
+	/* The job whose buffers this thread is fetching, and how many of them
+	 * it has pinned so far: eviction does not count those pins as memory
+	 * that may yet be released (data/coherency.c, data/memalloc.c). */
+	struct job *fetching;
+	unsigned fetching_npinned;
+	/* Between rt_capture_begin and rt_capture_end, the first error
+	 * message is kept here instead of printed (core/failures.c). */
+	int capturing;
+	char captured[512];
 	/* This thread's trace buffer (trace/record.c), valid while trace_gen
 	 * matches the recording session's generation. */
 	void *trace_buf;
@@ -113,6 +122,29 @@ int rt_may_not_block(const char *what);
 /* Messages. Errors are always printed; warnings and information are
  * silenced by STARPU_SILENT. Each names the API call and offending value. */
 void rt_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Keeps the first error message this thread prints from begin to end
+ * instead of printing it (the cause of a failing task, core/failures.c).
+ * end returns it ("" if none) and prints it after all when print is set
+ * (the task did not fail after all). */
+void rt_capture_begin(struct rt_thread *t);
+const char *rt_capture_end(struct rt_thread *t, int print);
+/* Failed tasks (core/failures.c): records that job failed with err on w;
+ * what is the failure ("failed on", followed by the worker's name), why
+ * the captured cause or "". The first task of each cause prints a line;
+ * failures_report (at shutdown) prints a line per cause with its count. */
+void failures_record(struct job *job, struct worker *w, int err, const char *what, const char *why);
+void failures_report(void);
+void failures_reset(void);
+/* The watchdog (core/watchdog.c): conf reads STARPU_WATCHDOG_* (-EINVAL
+ * when malformed), start runs its thread if STARPU_WATCHDOG_TIMEOUT is
+ * set, stop ends it; while enabled, submission tracks each job and
+ * termination untracks it. */
+int watchdog_conf(void);
+int watchdog_start(void);
+void watchdog_stop(void);
+int watchdog_enabled(void);
+void watchdog_track(struct job *job);
+void watchdog_untrack(struct job *job);
 void rt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void rt_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

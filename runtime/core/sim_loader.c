@@ -524,7 +524,7 @@ static int task_duration_us(struct worker *w, struct job *j, double *us)
 	}
 	struct starpu_perfmodel_arch *arch = starpu_worker_get_perf_archtype(w->id, task->sched_ctx);
 	double d = cl->model && arch ? starpu_task_expected_length(task, arch, j->nimpl) : NAN;
-	if (d >= 0.0 && isfinite(d))
+	if (d >= 0.0 && d <= 1e12)	/* more than 11 days: a corrupt model */
 	{
 		*us = d;
 		return 0;

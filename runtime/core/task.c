@@ -407,6 +407,8 @@ int starpu_task_submit(struct starpu_task *task)
 
 	job->counted = 1;
 	atomic_fetch_add_explicit(&rt.nsubmitted, 1, memory_order_relaxed);
+	if (watchdog_enabled())
+		watchdog_track(job);
 	sched_ctx_job_submitted(job);
 	bound_record(task);	/* starpu_bound_start: counted in the bound */
 
@@ -488,10 +490,11 @@ int starpu_task_wait(struct starpu_task *task)
 	while (!job->terminated || job->ending)
 		os_cond_wait(job_cond(job), job_lock(job));
 	job->nwaiters--;
+	int error = job->error;
 	os_mutex_unlock(job_lock(job));
 	if (task->destroy)
 		starpu_task_destroy(task);
-	return 0;
+	return error;
 }
 
 int starpu_task_wait_array(struct starpu_task **tasks, unsigned nb_tasks)

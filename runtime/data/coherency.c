@@ -139,6 +139,14 @@ static int coherent_buffer(const struct job_buffer *b)
 	return !(b->mode & (STARPU_SCRATCH | STARPU_REDUX)) && !(b->flags & JOB_BUFFER_NOFETCH);
 }
 
+int data_job_pins(struct job *job, unsigned n, starpu_data_handle_t h)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (job->buffers[i].handle == h && coherent_buffer(&job->buffers[i]))
+			return 1;
+	return 0;
+}
+
 /* Lets go of what buffers[0..n) hold (pins, scratch space), so that other
  * tasks can use the memory while this one waits or gives up. */
 static void unpin_first(struct job *job, unsigned n, unsigned node)
@@ -176,8 +184,10 @@ static int job_fits(struct job *job, unsigned node)
 		/* Application buffers and views do not count. */
 		int counted = (b->mode & (STARPU_SCRATCH | STARPU_REDUX)) || !r->allocated || r->allocated_by_runtime;
 		os_mutex_unlock(&h->lock);
-		if (counted)
-			need += starpu_data_get_alloc_size(h);
+		size_t size = counted ? starpu_data_get_alloc_size(h) : 0;
+		if ((ssize_t) size > total)
+			return 0;	/* the allocation says that this datum can never fit */
+		need += size;
 	}
 	if ((ssize_t) need <= total)
 		return 0;
@@ -212,11 +222,18 @@ static int private_buffer(struct job *job, struct job_buffer *b, unsigned node, 
 	return ret;
 }
 
-int data_fetch_for_job(struct job *job, unsigned node)
+/* turn: set once the job holds node's waiting turn (given back by the
+ * caller). */
+static int fetch(struct job *job, unsigned node, int *turn)
 {
 	struct starpu_task *task = job->task;
 	unsigned n = STARPU_TASK_GET_NBUFFERS(task);
 	void **ifaces = task->dyn_interfaces ? task->dyn_interfaces : task->interfaces;
+	/* Under a memory limit, a task whose data cannot be there at once is
+	 * told so first (rather than which of its data found no room). */
+	int ret0;
+	if (mem_nodes[node].total >= 0 && (ret0 = job_fits(job, node)))
+		return ret0;
 
 	/* A device queues the copies of every input at once: they overlap one
 	 * another and the kernels still running there. */
@@ -244,7 +261,13 @@ restart:
 		else if (b->flags & JOB_BUFFER_NOFETCH)
 			continue;
 		else
+		{
+			struct rt_thread *t = rt_thread();
+			t->fetching = job;
+			t->fetching_npinned = i;
 			ret = data_make_valid(b->handle, node, (enum starpu_data_access_mode) b->mode);
+			t->fetching = NULL;
+		}
 		if (ret == -EAGAIN && !(ret = job_fits(job, node)))
 		{
 			/* The node is full of pinned data: let go of ours so that
@@ -255,7 +278,16 @@ restart:
 			if (job->worker)
 				drv_pipeline_drain(job->worker);
 			data_xfer_progress(node, 1);
-			data_wait_memory(node);
+			/* One waiting task at a time (data.h, the waiting turn):
+			 * a newcomer first waits for its turn, pinning nothing,
+			 * then tries again at once. */
+			if (*turn)
+				data_wait_memory(node);
+			else
+			{
+				data_memory_turn_take(node);
+				*turn = 1;
+			}
 			goto restart;
 		}
 		if (ret)
@@ -281,6 +313,15 @@ restart:
 		ifaces[i] = job->scratch && job->scratch[lo] ? job->scratch[lo] : data_rep(h, node)->interface;
 	}
 	return 0;
+}
+
+int data_fetch_for_job(struct job *job, unsigned node)
+{
+	int turn = 0;
+	int ret = fetch(job, node, &turn);
+	if (turn)
+		data_memory_turn_give(node);
+	return ret;
 }
 
 void data_job_done_on_node(struct job *job, unsigned node)

@@ -300,6 +300,16 @@ void data_lru_remove(struct data_replicate *r);
 /* Waits until memory is released on node (after -EAGAIN). */
 void data_wait_memory(unsigned node);
 void data_memory_released(unsigned node);
+/* The waiting turn of a node: a task that found the node full waits for
+ * memory only while it holds the turn; the others wait for the turn
+ * holding no pins. Tasks retrying at once would each see the others'
+ * pins forever; one at a time, the holder sees the node as it will stay
+ * (every pin left is a running task's) and gets -ENOMEM when nothing can
+ * be freed. take blocks until the caller holds it. */
+void data_memory_turn_take(unsigned node);
+/* Whether job's first n buffers hold a pin on h (coherency.c). */
+int data_job_pins(struct job *job, unsigned n, starpu_data_handle_t h);
+void data_memory_turn_give(unsigned node);
 
 /* ---- request.c: prefetches */
 int data_prefetch(starpu_data_handle_t h, unsigned node, int idle);

@@ -354,6 +354,7 @@ static int node_in_use(unsigned node, starpu_data_handle_t self)
 	if (atomic_load(&n->private_bytes) > 0 || atomic_load(&n->evicting) > 0)
 		return 1;
 	int busy = 0;
+	struct rt_thread *t = rt_thread();
 	os_mutex_lock(&n->lock);
 	for (struct data_replicate *r = n->lru_head; r && !busy; r = r->lru_next)
 	{
@@ -362,7 +363,12 @@ static int node_in_use(unsigned node, starpu_data_handle_t self)
 			busy = 1;	/* someone is working on it */
 			break;
 		}
-		busy = r->refcnt || r->transferring || r->allocating || r->reading;
+		/* The pins of the job this thread fetches stay until it gives
+		 * up: they free nothing by waiting. */
+		unsigned refs = r->refcnt;
+		if (refs && t->fetching && data_job_pins(t->fetching, t->fetching_npinned, r->handle))
+			refs--;
+		busy = refs || r->transferring || r->allocating || r->reading;
 		if (r->handle != self)
 			os_mutex_unlock(&r->handle->lock);
 	}
@@ -374,7 +380,7 @@ static int node_in_use(unsigned node, starpu_data_handle_t self)
  * waiting (eviction freed some, taken by another thread meanwhile; or the
  * node is in use), else -ENOMEM with a message saying why (the node is full
  * of data that has nowhere to go). */
-static int no_room(starpu_data_handle_t self, unsigned node, size_t size, ssize_t freed, int quiet)
+static int no_room(starpu_data_handle_t self, starpu_data_handle_t h, unsigned node, size_t size, ssize_t freed, int quiet)
 {
 	if (freed > 0 || node_in_use(node, self))
 		return -EAGAIN;
@@ -384,8 +390,10 @@ static int no_room(starpu_data_handle_t self, unsigned node, size_t size, ssize_
 	const char *why = n->kind != STARPU_CPU_RAM ? "it can only be evicted to RAM, which is full too"
 		: starpu_disk_swap_node < 0 ? "no disk to evict it to (STARPU_DISK_SWAP or starpu_disk_register)"
 		: "the swap disk is full too";
-	rt_error("memory node %u (%s) is full: %zd of %zd bytes hold data that cannot be evicted (%s); "
-		 "%zu more bytes are needed (-ENOMEM)", node, n->name, n->used, n->total, why, size);
+	char label[96];
+	rt_error("data %s (%zu bytes) cannot be allocated on memory node %u (%s): it is full, %zd of %zd bytes "
+		 "hold data that cannot be evicted (%s) (-ENOMEM)", data_label(h, label, sizeof(label)), size,
+		 node, n->name, n->used, n->total, why);
 	return -ENOMEM;
 }
 
@@ -435,7 +443,7 @@ static int allocate_replicate(starpu_data_handle_t h, unsigned node, int quiet)
 		os_cond_broadcast(&h->busy_cond);
 		got = cached ? (starpu_ssize_t) size : h->ops->allocate_data_on_node(r->interface, node);
 		if (got < 0)
-			return no_room(h, node, size, freed, quiet);
+			return no_room(h, h, node, size, freed, quiet);
 	}
 	r->allocated = 1;
 	r->allocated_by_runtime = 1;
@@ -471,7 +479,7 @@ int data_allocate_private(starpu_data_handle_t h, void *iface, unsigned node)
 	{
 		ssize_t freed = reclaim(node, (ssize_t) size);
 		if (h->ops->allocate_data_on_node(iface, node) < 0)
-			return no_room(NULL, node, size, freed, 0);
+			return no_room(NULL, h, node, size, freed, 0);
 	}
 	atomic_fetch_add(&n->private_bytes, (ssize_t) size);
 	return 0;
@@ -494,6 +502,28 @@ void data_wait_memory(unsigned node)
 	 * (another node's eviction making a write-back possible). */
 	os_cond_timedwait(&n->released, &n->lock, os_now_us() + 10000);
 	n->nwaiting--;
+	os_mutex_unlock(&n->lock);
+}
+
+void data_memory_turn_take(unsigned node)
+{
+	struct memory_node *n = &mem_nodes[node];
+	os_mutex_lock(&n->lock);
+	n->nwaiting++;
+	while (n->turn_taken)
+		os_cond_timedwait(&n->released, &n->lock, os_now_us() + 10000);
+	n->turn_taken = 1;
+	n->nwaiting--;
+	os_mutex_unlock(&n->lock);
+}
+
+void data_memory_turn_give(unsigned node)
+{
+	struct memory_node *n = &mem_nodes[node];
+	os_mutex_lock(&n->lock);
+	n->turn_taken = 0;
+	if (n->nwaiting)
+		os_cond_broadcast(&n->released);
 	os_mutex_unlock(&n->lock);
 }
 

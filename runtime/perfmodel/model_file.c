@@ -190,8 +190,16 @@ enum dbl_rule
 {
 	DBL_ANY,		/* finite or NAN (regression coefficients) */
 	DBL_FINITE,		/* finite (regression sums) */
-	DBL_NONNEG		/* finite and >= 0 (durations, flops) */
+	DBL_NONNEG,		/* finite and >= 0 (sums) */
+	DBL_DURATION,		/* >= 0 and at most MAX_DURATION_US (means, deviations) */
+	DBL_FLOPS		/* >= 0 and at most MAX_FLOPS */
 };
+
+/* Beyond these a value is a corrupt file, not a measure: a kernel of 11
+ * days, a task of a zettaflop. (StarPU 1.3 takes them, and a simulation
+ * then reports an infinite time.) */
+#define MAX_DURATION_US 1e12
+#define MAX_FLOPS 1e21
 
 static int get_double(struct reader *r, const char *t, enum dbl_rule rule, const char *what, double *out)
 {
@@ -205,8 +213,12 @@ static int get_double(struct reader *r, const char *t, enum dbl_rule rule, const
 		return fail(r, "%s is infinite", what);
 	if (isnan(v) && rule != DBL_ANY)
 		return fail(r, "%s is NaN", what);
-	if (rule == DBL_NONNEG && v < 0)
+	if (rule >= DBL_NONNEG && v < 0)
 		return fail(r, "%s %s is negative", what, t);
+	if (rule == DBL_DURATION && v > MAX_DURATION_US)
+		return fail(r, "%s %s is not a plausible duration (more than %g us)", what, t, MAX_DURATION_US);
+	if (rule == DBL_FLOPS && v > MAX_FLOPS)
+		return fail(r, "%s %s is not a plausible flop count (more than %g)", what, t, MAX_FLOPS);
 	*out = v;
 	return 0;
 }
@@ -322,9 +334,9 @@ static int parse_impl(struct reader *r, struct pm_impl *impl)
 		unsigned long long size;
 		double flops, mean, dev, sum, sum2;
 		if ((ret = get_uint(r, token(&cur), SIZE_MAX, "entry size", &size)) ||
-		    (ret = get_double(r, token(&cur), DBL_NONNEG, "entry flops", &flops)) ||
-		    (ret = get_double(r, token(&cur), DBL_NONNEG, "entry mean", &mean)) ||
-		    (ret = get_double(r, token(&cur), DBL_NONNEG, "entry deviation", &dev)) ||
+		    (ret = get_double(r, token(&cur), DBL_FLOPS, "entry flops", &flops)) ||
+		    (ret = get_double(r, token(&cur), DBL_DURATION, "entry mean", &mean)) ||
+		    (ret = get_double(r, token(&cur), DBL_DURATION, "entry deviation", &dev)) ||
 		    (ret = get_double(r, token(&cur), DBL_NONNEG, "entry sum", &sum)) ||
 		    (ret = get_double(r, token(&cur), DBL_NONNEG, "entry sum2", &sum2)) ||
 		    (ret = get_uint(r, token(&cur), 0x7fffffffu, "entry sample count", &v)) ||

@@ -55,6 +55,9 @@ for src in "$top_srcdir"/tests/compat/compat_*.c; do
 		else
 			flags=$vela_flags
 			rpath="-Wl,-rpath,$prefix/lib"
+			# A sanitized libvela (check-asan) needs the sanitizer's
+			# runtime linked into the program, first.
+			[ -n "$ASAN_OPTIONS" ] && rpath="$rpath -fsanitize=address,undefined"
 		fi
 		exe="$tmp/$name.$impl"
 		# shellcheck disable=SC2086

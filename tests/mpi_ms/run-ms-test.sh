@@ -52,6 +52,22 @@ STARPU_NMPIMSTHREADS=${STARPU_NMPIMSTHREADS:-1}
 STARPU_HOME=${STARPU_HOME:-$(pwd)/test-home-ms}
 OPENBLAS_NUM_THREADS=1
 mkdir -p "$STARPU_HOME"
+# Under AddressSanitizer, Open MPI's leaks at exit are its own
+# (mpi/tests/lsan.supp); LeakSanitizer reads one suppressions file, so the
+# caller's and that one are merged.
+if [ -n "$ASAN_OPTIONS" ]; then
+	ompi_supp="$(cd "$(dirname "$0")/../../mpi/tests" && pwd)/lsan.supp"
+	case $LSAN_OPTIONS in
+	*suppressions=*)
+		base=$(printf '%s\n' "$LSAN_OPTIONS" | sed 's/.*suppressions=\([^ :]*\).*/\1/')
+		cat "$base" "$ompi_supp" > "$STARPU_HOME/lsan-$$.supp" 2>/dev/null
+		LSAN_OPTIONS=$(printf '%s\n' "$LSAN_OPTIONS" | sed "s|suppressions=[^ :]*|suppressions=$STARPU_HOME/lsan-$$.supp|") ;;
+	*)
+		LSAN_OPTIONS="suppressions=$ompi_supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}" ;;
+	esac
+	ASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=0"
+	export LSAN_OPTIONS ASAN_OPTIONS
+fi
 export STARPU_SILENT STARPU_NCPU STARPU_NMPIMSTHREADS STARPU_HOME OPENBLAS_NUM_THREADS VELA_MPI_MS_PLUGIN
 # shellcheck disable=SC2086
 exec timeout -k 10 "$VELA_MS_TEST_TIMEOUT" "$MPIRUN" $flags -np "$np" "$prog" "$@"

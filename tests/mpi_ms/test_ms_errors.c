@@ -83,7 +83,10 @@ static int run_on(struct starpu_codelet *cl, starpu_data_handle_t h, int worker)
 		t->workerid = (unsigned) worker;
 	}
 	t->synchronous = 1;
-	return starpu_task_submit(t);
+	int ret = starpu_task_submit(t);
+	if (ret && ret != -ENOENT && ret != -ENOMEM)
+		starpu_task_destroy(t);	/* refused at submission: never run, still ours */
+	return ret;
 }
 
 int main(int argc, char **argv)
@@ -113,8 +116,10 @@ int main(int argc, char **argv)
 		CHECK(v);
 		starpu_data_handle_t h;
 		starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t) v, (uint32_t) n, 1);
-		/* Submitted fine, fails on the slave: the data is untouched. */
-		CHECK_EQ(run_on(missing ? &missing_cl : &inc_cl, h, slave), 0);
+		/* Submitted fine, fails on the slave: the data is untouched,
+		 * and the waiter gets the task's error (core/failures.c). */
+		CHECK_EQ(run_on(missing ? &missing_cl : &inc_cl, h, slave), missing ? -ENOENT : -ENOMEM);
+		CHECK_EQ(vela_task_failed_count(), 1);
 		CHECK_EQ(starpu_data_acquire(h, STARPU_R), 0);
 		CHECK_EQ(v[0], 0);
 		starpu_data_release(h);

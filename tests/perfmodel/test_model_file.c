@@ -264,6 +264,12 @@ static void test_bad_inputs(void)
 		{ "regression garbage", replace(good, "\tnan            \tnan            \t0\t0", "\tnan            \tnan            \tzero\t0"), "regression sample count", 0 },
 		{ "minx above maxx", replace(good, "\t0\t0              \t0              ", "\t3\t9              \t2              "), "minx 9 is larger than maxx 2", 0 },
 		{ "huge coefficient count", replace(good, "base\n0\n", "base\n1000\n"), "too large", 0 },
+		/* Implausible values (issue 22 item 4): a mean of 1e308 us made
+		 * a simulation report an infinite time. */
+		{ "absurd mean", replace(good, "5.530416e+05   \t0.0", "1e308\t0.0"), "entry mean 1e308 is not a plausible duration", entry_line },
+		{ "absurd deviation", replace(good, "\t0.000000e+00   \t5.5", "\t2e13\t5.5"), "entry deviation 2e13 is not a plausible duration", entry_line },
+		{ "absurd flops", replace(good, "4.636840e+06", "1e300"), "entry flops 1e300 is not a plausible flop count", entry_line },
+		{ "negative mean", replace(good, "5.530416e+05   \t0.0", "-1\t0.0"), "entry mean -1 is negative", entry_line },
 	};
 	/* The NUL case: a real NUL, which a C string cannot hold. */
 	struct bad_case *nul = &cases[20];

@@ -1,0 +1,90 @@
+#!/bin/sh
+# Platform files that SimGrid aborts on, or silently misreads (issue 22
+# item 5), are refused before SimGrid sees them: starpu_init returns
+# -EINVAL and says file:line and the reason, in both boots (hijack:
+# STARPU_SIMGRID=1 at process start; attach: VELA_SIM_BOOT=attach). Each
+# case is the 4-CPU test platform with one mistake: a duplicate <link>, a
+# duplicate <route> (and one duplicated through symmetry), an unknown
+# routing=, a <prop> without a value, a route over a link of bandwidth 0
+# or less (an unused one is harmless: StarPU's files have one), a RAM
+# memsize of -1, 0 or "lots". Before, SimGrid killed the process
+# (SIGABRT), or the run went on. The unchanged file still runs.
+# Skipped (77) when the SimGrid plugin was not built.
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${top_builddir:=$top_srcdir/build}"
+VELA_SIM_PLUGIN="$top_builddir/sim/.libs/libvela-sim.so"
+[ -f "$VELA_SIM_PLUGIN" ] || { echo "SKIP: the SimGrid plugin was not built"; exit 77; }
+app="$top_builddir/examples/cholesky"
+good="$top_srcdir/tests/sim/data/4cpu.platform.v4.xml"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+STARPU_HOME=$tmp STARPU_SILENT=1 STARPU_SIMGRID_DEFAULT_TASK_US=10
+export VELA_SIM_PLUGIN STARPU_HOME STARPU_SILENT STARPU_SIMGRID_DEFAULT_TASK_US
+unset STARPU_PERF_MODEL_DIR STARPU_HOSTNAME STARPU_SCHED STARPU_NCPU VELA_SIM_BOOT
+fail=0
+
+# run BOOT FILE: cholesky simulated on FILE; output in $tmp/out, status in $rc.
+run() {
+	if [ "$1" = attach ]; then
+		VELA_SIM_BOOT=attach STARPU_SIMGRID=1 STARPU_SIMGRID_PLATFORM="$2" "$app" -q -n 128 -b 64 -s eager >"$tmp/out" 2>&1
+	else
+		STARPU_SIMGRID=1 STARPU_SIMGRID_PLATFORM="$2" "$app" -q -n 128 -b 64 -s eager >"$tmp/out" 2>&1
+	fi
+	rc=$?
+}
+
+# case NAME LINE REASON SED: the good file edited by SED must be refused
+# at LINE with REASON (grep -E), in both boots.
+case_() {
+	name=$1 line=$2 reason=$3
+	f="$tmp/$name.xml"
+	sed "$4" "$good" >"$f"
+	cmp -s "$f" "$good" && { echo "FAIL: $name: the edit changed nothing"; fail=1; return; }
+	for boot in hijack attach; do
+		run $boot "$f"
+		if [ "$rc" -ge 128 ] || [ "$rc" = 0 ]; then
+			echo "FAIL: $name ($boot): exited $rc, expected starpu_init to fail:"; cat "$tmp/out"; fail=1
+		elif ! grep -qE -- "platform file $f:$line: $reason" "$tmp/out" || ! grep -q "starpu_init .*failed: Invalid argument" "$tmp/out"; then
+			echo "FAIL: $name ($boot): expected 'platform file $f:$line: $reason' and -EINVAL:"; cat "$tmp/out"; fail=1
+		else
+			echo "ok: $name ($boot): $(grep -o "platform file .*" "$tmp/out" | head -1)"
+		fi
+	done
+}
+
+case_ dup-link 24 "<link id='RAM-RAM'> is defined twice \\(first at line 23\\)" \
+	'23p'
+case_ dup-route 25 "the route from 'RAM' to 'RAM' is defined twice \\(first at line 24\\)" \
+	'24p'
+case_ dup-route-sym 26 "the route from 'CPU0' to 'RAM' is defined twice \\(first at line 25\\)" \
+	'24a\
+    <route src="RAM" dst="CPU0"><link_ctn id="RAM-RAM"/></route>\
+    <route src="CPU0" dst="RAM" symmetrical="NO"><link_ctn id="RAM-RAM"/></route>'
+case_ bad-routing 14 "<zone routing='Fulll'>: not a routing SimGrid knows" \
+	's/routing="Full"/routing="Fulll"/'
+case_ prop-no-value 21 "<prop> needs both id and value" \
+	's/<prop id="memsize" value="8589934592"\/>/<prop id="memsize"\/>/'
+case_ bw-zero 24 "a route uses link 'RAM-RAM', whose bandwidth '0Bps' \\(line 23\\) is not a positive number" \
+	's/bandwidth="10000000000Bps"/bandwidth="0Bps"/'
+case_ bw-negative 24 "a route uses link 'RAM-RAM', whose bandwidth '-5GBps'" \
+	's/bandwidth="10000000000Bps"/bandwidth="-5GBps"/'
+for m in -1 0 lots; do
+	case_ "ram-memsize$m" 21 "host RAM has memsize='$m': a memsize must be a positive number of bytes" \
+		"s/value=\"8589934592\"/value=\"$m\"/"
+done
+
+# The file as it is runs, in both boots.
+for boot in hijack attach; do
+	run $boot "$good"
+	[ "$rc" = 0 ] && grep -q "^cholesky .*sched=eager" "$tmp/out" ||
+		{ echo "FAIL: the good platform ($boot) exited $rc:"; cat "$tmp/out"; fail=1; }
+done
+# Every platform the project ships passes the check (run through the
+# attach boot's validation in the loop above for the test file; here the
+# shipped ones, hijack boot).
+for f in "$top_srcdir"/platforms/*.xml; do
+	run hijack "$f"
+	grep -q "platform file .*:[0-9]*: " "$tmp/out" && { echo "FAIL: shipped $f refused:"; grep "platform file" "$tmp/out"; fail=1; }
+done
+[ $fail = 0 ] && echo "PASS: bad platform files refused with file:line, in both boots"
+exit $fail
