@@ -736,6 +736,7 @@ int vela_sched_eval(int argc, char **argv)
 	if (build_cases(&run, &a))
 	{
 		free_run(&run);
+		free((char *) run.rec);
 		return VELA_EXIT_USAGE;
 	}
 	char *outdir = absolute(a.output ? a.output : "sched-eval.out");
@@ -747,6 +748,7 @@ int vela_sched_eval(int argc, char **argv)
 		free(cases);
 		free(outdir);
 		free_run(&run);
+		free((char *) run.rec);
 		return VELA_EXIT_FAIL;
 	}
 	free(cases);
