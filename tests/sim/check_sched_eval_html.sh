@@ -30,9 +30,10 @@ run_browser --dump-dom "file://$report" >"$tmp/dom.html"
 [ -s "$tmp/dom.html" ] || { tail -5 "$tmp/browser.log"; echo "FAIL: the browser gave no DOM"; exit 1; }
 run_browser --window-size=1200,900 --screenshot="$tmp/shot.png" "file://$report" >/dev/null
 [ -s "$tmp/shot.png" ] || { tail -5 "$tmp/browser.log"; echo "FAIL: no screenshot"; exit 1; }
-python3 - "$tmp/dom.html" "$tmp/shot.png" "$tmp/out" <<'PY' || exit 1
-import os, re, struct, sys, zlib
-dom, png, out = open(sys.argv[1]).read(), open(sys.argv[2], "rb").read(), sys.argv[3]
+PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$(cd "$(dirname "$0")/../common" && pwd)" python3 - "$tmp/dom.html" "$tmp/shot.png" "$tmp/out" <<'PY' || exit 1
+import os, re, sys
+from png_pixels import pixel_counts
+dom, out = open(sys.argv[1]).read(), sys.argv[3]
 charts = re.findall(r'<svg class="chart".*?</svg>', dom, re.S)
 assert len(charts) == 2, "expected 2 bar charts (one per machine), found %d" % len(charts)
 for c in charts:
@@ -41,38 +42,7 @@ for c in charts:
     for href in bars:
         assert os.path.getsize(os.path.join(out, href)) > 0, "bar links to a missing Gantt chart: " + href
 print("DOM: 2 charts of 6 bars, each linked to its Gantt chart")
-assert png[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-pos, idat = 8, b""
-while pos < len(png):
-    n, kind = struct.unpack(">I4s", png[pos:pos + 8])
-    body = png[pos + 8:pos + 8 + n]
-    if kind == b"IHDR":
-        w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
-        assert depth == 8 and ctype in (2, 6), (depth, ctype)
-        bpp = 3 if ctype == 2 else 4
-    elif kind == b"IDAT":
-        idat += body
-    pos += 12 + n
-raw, stride = zlib.decompress(idat), w * bpp
-prev, counts = bytearray(stride), {}
-for y in range(h):
-    f = raw[y * (stride + 1)]
-    line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-    for i in range(stride):
-        a = line[i - bpp] if i >= bpp else 0
-        b = prev[i]
-        c = prev[i - bpp] if i >= bpp else 0
-        if f == 1: line[i] = (line[i] + a) & 255
-        elif f == 2: line[i] = (line[i] + b) & 255
-        elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
-        elif f == 4:
-            p = a + b - c
-            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-            line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-    for x in range(0, stride, bpp):
-        px = tuple(line[x:x + 3])
-        counts[px] = counts.get(px, 0) + 1
-    prev = line
+w, h, counts = pixel_counts(sys.argv[2])
 # The first three policies' colors (sched_eval_report.c's palette).
 for name, rgb in (("eager", (0x4e, 0x79, 0xa7)), ("dmda", (0xf2, 0x8e, 0x2b)), ("ws", (0x59, 0xa1, 0x4f))):
     n = counts.get(rgb, 0)
