@@ -1,5 +1,6 @@
 /* sched_ctx.c — scheduling contexts: creation, resizing and deletion at
- * run time, worker collections (list and tree), and the public accessors.
+ * run time, worker collections (list and tree); the public accessors are
+ * sched_ctx_query.c's.
  *
  * Design (seed 000's protocol):
  *
@@ -72,9 +73,7 @@
 
 struct sched_ctx sched_ctxs[STARPU_NMAX_SCHED_CTXS];
 
-/* Serialises creations, deletions and membership changes, and guards the
- * workers' sched_ctxs[] lists. Outermost lock of the scheduling layer. */
-static os_mutex_t change_mutex = OS_MUTEX_INITIALIZER;
+os_mutex_t sched_ctx_change_mutex = OS_MUTEX_INITIALIZER;
 
 #define NO_CTX STARPU_NMAX_SCHED_CTXS
 
@@ -127,7 +126,7 @@ static int ctx_alive(unsigned id)
 	return id < STARPU_NMAX_SCHED_CTXS && atomic_load(&sched_ctxs[id].in_use) && !atomic_load(&sched_ctxs[id].deleting);
 }
 
-static int ctx_has(const struct sched_ctx *ctx, int workerid)
+int sched_ctx_has_worker(const struct sched_ctx *ctx, int workerid)
 {
 	for (unsigned i = 0; i < ctx->nworkers; i++)
 		if (ctx->workerids[i] == workerid)
@@ -150,7 +149,7 @@ static void worker_list_remove(struct worker *w, unsigned ctx_id)
 }
 
 /* Adds the workers add[] (not members) and removes rem[] (members) from
- * ctx. The caller holds change_mutex. */
+ * ctx. The caller holds sched_ctx_change_mutex. */
 static void ctx_change(struct sched_ctx *ctx, const int *add, unsigned nadd, const int *rem, unsigned nrem)
 {
 	if (!nadd && !nrem)
@@ -255,7 +254,7 @@ static void rehome_orphans(struct sched_ctx *ctx, const int *ids, unsigned n)
 	int orphans[STARPU_NMAXWORKERS];
 	unsigned norphans = 0;
 	for (unsigned i = 0; i < n; i++)
-		if (worker_get(ids[i])->nsched_ctxs == 0 && !ctx_has(sched_ctx_get(home), ids[i]))
+		if (worker_get(ids[i])->nsched_ctxs == 0 && !sched_ctx_has_worker(sched_ctx_get(home), ids[i]))
 			orphans[norphans++] = ids[i];
 	if (norphans)
 	{
@@ -458,7 +457,7 @@ unsigned starpu_sched_ctx_create(int *workerids, int nworkers, const char *sched
 			ids[n++] = workerids[i];
 		}
 
-	os_mutex_lock(&change_mutex);
+	os_mutex_lock(&sched_ctx_change_mutex);
 	unsigned id;
 	for (id = 1; id < STARPU_NMAX_SCHED_CTXS; id++)
 		if (!atomic_load(&sched_ctxs[id].in_use) && atomic_load(&sched_ctxs[id].nsubmitted) == 0 &&
@@ -466,7 +465,7 @@ unsigned starpu_sched_ctx_create(int *workerids, int nworkers, const char *sched
 			break;
 	if (id == STARPU_NMAX_SCHED_CTXS)
 	{
-		os_mutex_unlock(&change_mutex);
+		os_mutex_unlock(&sched_ctx_change_mutex);
 		rt_error("%s: all %d scheduling contexts are in use (STARPU_NMAX_SCHED_CTXS); delete one first",
 			 fn, STARPU_NMAX_SCHED_CTXS);
 		return NO_CTX;
@@ -483,7 +482,7 @@ unsigned starpu_sched_ctx_create(int *workerids, int nworkers, const char *sched
 	{
 		ctx_policy_deinit(ctx);
 		atomic_store(&ctx->in_use, 0);
-		os_mutex_unlock(&change_mutex);
+		os_mutex_unlock(&sched_ctx_change_mutex);
 		rt_error("%s: out of memory creating context '%s'", fn, ctx->name);
 		return NO_CTX;
 	}
@@ -495,7 +494,7 @@ unsigned starpu_sched_ctx_create(int *workerids, int nworkers, const char *sched
 	ctx_change(ctx, ids, n, NULL, 0);
 	if (init)
 		init(id);
-	os_mutex_unlock(&change_mutex);
+	os_mutex_unlock(&sched_ctx_change_mutex);
 	return id;
 }
 
@@ -535,7 +534,7 @@ void starpu_sched_ctx_add_workers(int *workerids, unsigned nworkers, unsigned sc
 	static const char fn[] = "starpu_sched_ctx_add_workers";
 	if (check_workers(fn, workerids, (int) nworkers))
 		return;
-	os_mutex_lock(&change_mutex);
+	os_mutex_lock(&sched_ctx_change_mutex);
 	struct sched_ctx *ctx = ctx_for_change(sched_ctx_id, fn);
 	if (ctx)
 	{
@@ -543,7 +542,7 @@ void starpu_sched_ctx_add_workers(int *workerids, unsigned nworkers, unsigned sc
 		unsigned n = 0;
 		for (unsigned i = 0; i < nworkers; i++)
 		{
-			int dup = ctx_has(ctx, workerids[i]);
+			int dup = sched_ctx_has_worker(ctx, workerids[i]);
 			for (unsigned k = 0; k < n && !dup; k++)
 				dup = ids[k] == workerids[i];
 			if (!dup)
@@ -552,7 +551,7 @@ void starpu_sched_ctx_add_workers(int *workerids, unsigned nworkers, unsigned sc
 		ctx_change(ctx, ids, n, NULL, 0);
 		ctx_unpark(ctx);
 	}
-	os_mutex_unlock(&change_mutex);
+	os_mutex_unlock(&sched_ctx_change_mutex);
 }
 
 void starpu_sched_ctx_remove_workers(int *workerids, unsigned nworkers, unsigned sched_ctx_id)
@@ -560,7 +559,7 @@ void starpu_sched_ctx_remove_workers(int *workerids, unsigned nworkers, unsigned
 	static const char fn[] = "starpu_sched_ctx_remove_workers";
 	if (check_workers(fn, workerids, (int) nworkers))
 		return;
-	os_mutex_lock(&change_mutex);
+	os_mutex_lock(&sched_ctx_change_mutex);
 	struct sched_ctx *ctx = ctx_for_change(sched_ctx_id, fn);
 	if (ctx)
 	{
@@ -568,7 +567,7 @@ void starpu_sched_ctx_remove_workers(int *workerids, unsigned nworkers, unsigned
 		unsigned n = 0;
 		for (unsigned i = 0; i < nworkers && ctx; i++)
 		{
-			if (!ctx_has(ctx, workerids[i]))
+			if (!sched_ctx_has_worker(ctx, workerids[i]))
 			{
 				rt_error("%s: workerids[%u] = %d is not in scheduling context %u; nothing removed",
 					 fn, i, workerids[i], sched_ctx_id);
@@ -584,7 +583,7 @@ void starpu_sched_ctx_remove_workers(int *workerids, unsigned nworkers, unsigned
 		if (ctx)
 			ctx_change(ctx, NULL, 0, ids, n);
 	}
-	os_mutex_unlock(&change_mutex);
+	os_mutex_unlock(&sched_ctx_change_mutex);
 }
 
 /* ------------------------------------------------------------------ */
@@ -598,11 +597,11 @@ void starpu_sched_ctx_delete(unsigned sched_ctx_id)
 		rt_error("%s: sched_ctx_id 0 is the global context, which lives until starpu_shutdown", fn);
 		return;
 	}
-	os_mutex_lock(&change_mutex);
+	os_mutex_lock(&sched_ctx_change_mutex);
 	struct sched_ctx *ctx = ctx_for_change(sched_ctx_id, fn);
 	if (!ctx)
 	{
-		os_mutex_unlock(&change_mutex);
+		os_mutex_unlock(&sched_ctx_change_mutex);
 		return;
 	}
 	unsigned heir = ctx_alive(ctx->inheritor) ? ctx->inheritor : ctx_alive(ctx->nesting) ? ctx->nesting : GLOBAL_SCHED_CTX;
@@ -616,22 +615,22 @@ void starpu_sched_ctx_delete(unsigned sched_ctx_id)
 	/* Tasks the policy still holds need workers to pop them: lend the
 	 * heir's when the context has none but the caller's own. */
 	struct worker *self = worker_self();
-	unsigned others = ctx->nworkers - (self && ctx_has(ctx, self->id));
+	unsigned others = ctx->nworkers - (self && sched_ctx_has_worker(ctx, self->id));
 	if (atomic_load(&ctx->nactive) > 0 && others == 0)
 	{
 		struct sched_ctx *h = sched_ctx_get(heir);
 		int lend[STARPU_NMAXWORKERS];
 		unsigned n = 0;
 		for (unsigned i = 0; i < h->nworkers; i++)
-			if (!ctx_has(ctx, h->workerids[i]))
+			if (!sched_ctx_has_worker(ctx, h->workerids[i]))
 				lend[n++] = h->workerids[i];
 		if (n == 0)
 			for (unsigned i = 0; i < rt.nworkers; i++)
-				if (!ctx_has(ctx, (int) i))
+				if (!sched_ctx_has_worker(ctx, (int) i))
 					lend[n++] = (int) i;
 		ctx_change(ctx, lend, n, NULL, 0);
 	}
-	os_mutex_unlock(&change_mutex);
+	os_mutex_unlock(&sched_ctx_change_mutex);
 
 	/* Let the workers run what is queued. A task of this context running
 	 * on the caller's worker (deleting from a kernel) is not waited for. */
@@ -644,7 +643,7 @@ void starpu_sched_ctx_delete(unsigned sched_ctx_id)
 	while (atomic_load_explicit(&ctx->nactive, memory_order_acquire) > mine)
 		os_sleep_us(50);
 
-	os_mutex_lock(&change_mutex);
+	os_mutex_lock(&sched_ctx_change_mutex);
 	int ids[STARPU_NMAXWORKERS];
 	unsigned n = ctx->nworkers;
 	memcpy(ids, ctx->workerids, sizeof(int) * n);
@@ -656,7 +655,7 @@ void starpu_sched_ctx_delete(unsigned sched_ctx_id)
 	os_rwlock_unlock(&ctx->rwlock);
 	/* Tasks parked meanwhile (none should be) follow the redirect too. */
 	ctx_unpark(ctx);
-	os_mutex_unlock(&change_mutex);
+	os_mutex_unlock(&sched_ctx_change_mutex);
 }
 
 void starpu_sched_ctx_set_inheritor(unsigned sched_ctx_id, unsigned inheritor)
@@ -672,9 +671,9 @@ void starpu_sched_ctx_set_inheritor(unsigned sched_ctx_id, unsigned inheritor)
 		rt_error("%s: inheritor %u is not another scheduling context", fn, inheritor);
 		return;
 	}
-	os_mutex_lock(&change_mutex);
+	os_mutex_lock(&sched_ctx_change_mutex);
 	sched_ctxs[sched_ctx_id].inheritor = inheritor;
-	os_mutex_unlock(&change_mutex);
+	os_mutex_unlock(&sched_ctx_change_mutex);
 }
 
 unsigned starpu_sched_ctx_get_inheritor(unsigned sched_ctx_id)
@@ -729,7 +728,7 @@ void sched_ctx_job_submitted(struct job *job)
 static void ctx_finished(unsigned id)
 {
 	struct sched_ctx *ctx = sched_ctx_get(id);
-	os_mutex_lock(&change_mutex);
+	os_mutex_lock(&sched_ctx_change_mutex);
 	int go = ctx_alive(id) && ctx->finished_submit;
 	ctx->finished_submit = 0;
 	void (*cb)(unsigned, void *) = go ? ctx->close_callback : NULL;
@@ -741,13 +740,13 @@ static void ctx_finished(unsigned id)
 		unsigned n = ctx->nworkers, nadd = 0;
 		memcpy(ids, ctx->workerids, sizeof(int) * n);
 		for (unsigned i = 0; i < n; i++)
-			if (!ctx_has(heir, ids[i]))
+			if (!sched_ctx_has_worker(heir, ids[i]))
 				add[nadd++] = ids[i];
 		ctx_change(heir, add, nadd, NULL, 0);
 		ctx_change(ctx, NULL, 0, ids, n);
 		ctx_unpark(heir);
 	}
-	os_mutex_unlock(&change_mutex);
+	os_mutex_unlock(&sched_ctx_change_mutex);
 	if (cb)
 		cb(id, args);
 }
@@ -834,276 +833,14 @@ void starpu_sched_ctx_register_close_callback(unsigned sched_ctx_id, void (*clos
 		rt_error("starpu_sched_ctx_register_close_callback: sched_ctx_id %u is not a scheduling context", sched_ctx_id);
 		return;
 	}
-	os_mutex_lock(&change_mutex);
+	os_mutex_lock(&sched_ctx_change_mutex);
 	sched_ctxs[sched_ctx_id].close_callback = close_callback;
 	sched_ctxs[sched_ctx_id].close_args = args;
-	os_mutex_unlock(&change_mutex);
+	os_mutex_unlock(&sched_ctx_change_mutex);
 }
 
 void starpu_sched_ctx_stop_task_submission(void)
 {
 	/* StarPU uses it to flush its empty-context lists; Vela has none
 	 * (tasks of an empty context are parked), so there is nothing to do. */
-}
-
-/* ------------------------------------------------------------------ */
-/* Public accessors. These read the membership without the change mutex:
- * a snapshot, exact when no change runs concurrently. */
-
-static struct sched_ctx *ctx_checked(unsigned id, const char *fn)
-{
-	if (id >= STARPU_NMAX_SCHED_CTXS || !atomic_load(&sched_ctxs[id].in_use))
-	{
-		rt_error("%s: no scheduling context %u", fn, id);
-		return NULL;
-	}
-	return &sched_ctxs[id];
-}
-
-void starpu_sched_ctx_set_context(unsigned *sched_ctx_id)
-{
-	rt_thread()->sched_ctx = sched_ctx_id ? *sched_ctx_id : STARPU_NMAX_SCHED_CTXS;
-}
-
-unsigned starpu_sched_ctx_get_context(void)
-{
-	if (rt.thread_key_backend != os_get_backend())
-		return STARPU_NMAX_SCHED_CTXS;
-	struct rt_thread *t = os_getspecific(rt.thread_key);
-	return t ? t->sched_ctx : STARPU_NMAX_SCHED_CTXS;
-}
-
-unsigned starpu_sched_ctx_get_ctx_for_task(struct starpu_task *task)
-{
-	return task ? task->sched_ctx : NO_CTX;
-}
-
-void starpu_sched_ctx_display_workers(unsigned sched_ctx_id, FILE *f)
-{
-	struct sched_ctx *ctx = ctx_checked(sched_ctx_id, "starpu_sched_ctx_display_workers");
-	if (!ctx)
-		return;
-	os_mutex_lock(&change_mutex);
-	fprintf(f, "[sched_ctx %u '%s'] %u worker(s):\n", sched_ctx_id, ctx->name, ctx->nworkers);
-	for (unsigned i = 0; i < ctx->nworkers; i++)
-	{
-		char name[64];
-		starpu_worker_get_name(ctx->workerids[i], name, sizeof(name));
-		fprintf(f, "\t%d: %s\n", ctx->workerids[i], name);
-	}
-	os_mutex_unlock(&change_mutex);
-}
-
-unsigned starpu_sched_ctx_get_nshared_workers(unsigned sched_ctx_id, unsigned sched_ctx_id2)
-{
-	struct sched_ctx *a = ctx_checked(sched_ctx_id, "starpu_sched_ctx_get_nshared_workers");
-	struct sched_ctx *b = ctx_checked(sched_ctx_id2, "starpu_sched_ctx_get_nshared_workers");
-	if (!a || !b)
-		return 0;
-	unsigned n = 0;
-	os_mutex_lock(&change_mutex);
-	for (unsigned i = 0; i < a->nworkers; i++)
-		n += ctx_has(b, a->workerids[i]);
-	os_mutex_unlock(&change_mutex);
-	return n;
-}
-
-unsigned starpu_sched_ctx_overlapping_ctxs_on_worker(int workerid)
-{
-	if (workerid < 0 || (unsigned) workerid >= rt.nworkers)
-		return 0;
-	os_mutex_lock(&change_mutex);
-	unsigned n = worker_get(workerid)->nsched_ctxs;
-	os_mutex_unlock(&change_mutex);
-	return n > 1;
-}
-
-unsigned starpu_worker_get_sched_ctx_list(int workerid, unsigned **sched_ctx)
-{
-	*sched_ctx = NULL;
-	if (workerid < 0 || (unsigned) workerid >= rt.nworkers)
-	{
-		rt_error("starpu_worker_get_sched_ctx_list: workerid %d is not a worker", workerid);
-		return 0;
-	}
-	struct worker *w = worker_get(workerid);
-	os_mutex_lock(&change_mutex);
-	unsigned n = w->nsched_ctxs;
-	*sched_ctx = malloc(sizeof(unsigned) * (n ? n : 1));
-	if (*sched_ctx)
-		memcpy(*sched_ctx, w->sched_ctxs, sizeof(unsigned) * n);
-	os_mutex_unlock(&change_mutex);
-	return *sched_ctx ? n : 0;
-}
-
-unsigned starpu_sched_ctx_get_workers_list_raw(unsigned sched_ctx_id, int **workerids)
-{
-	struct sched_ctx *ctx = ctx_checked(sched_ctx_id, "starpu_sched_ctx_get_workers_list_raw");
-	if (!ctx)
-	{
-		*workerids = NULL;
-		return 0;
-	}
-	*workerids = ctx->workerids;
-	return ctx->nworkers;
-}
-
-unsigned starpu_sched_ctx_get_workers_list(unsigned sched_ctx_id, int **workerids)
-{
-	struct sched_ctx *ctx = ctx_checked(sched_ctx_id, "starpu_sched_ctx_get_workers_list");
-	*workerids = NULL;
-	if (!ctx || !ctx->nworkers)
-		return 0;
-	os_mutex_lock(&change_mutex);
-	/* In the collection's order (list or tree). */
-	unsigned n = ctx->workers->nworkers;
-	*workerids = malloc(sizeof(int) * (n ? n : 1));
-	if (*workerids)
-		memcpy(*workerids, ctx->workers->workerids, sizeof(int) * n);
-	os_mutex_unlock(&change_mutex);
-	return *workerids ? n : 0;
-}
-
-unsigned starpu_sched_ctx_get_nworkers(unsigned sched_ctx_id)
-{
-	struct sched_ctx *ctx = ctx_checked(sched_ctx_id, "starpu_sched_ctx_get_nworkers");
-	return ctx ? ctx->nworkers : 0;
-}
-
-unsigned starpu_sched_ctx_contains_worker(int workerid, unsigned sched_ctx_id)
-{
-	struct sched_ctx *ctx = ctx_checked(sched_ctx_id, "starpu_sched_ctx_contains_worker");
-	if (!ctx)
-		return 0;
-	for (unsigned i = 0; i < ctx->nworkers; i++)
-		if (ctx->workerids[i] == workerid)
-			return 1;
-	return 0;
-}
-
-unsigned starpu_sched_ctx_contains_type_of_worker(enum starpu_worker_archtype arch, unsigned sched_ctx_id)
-{
-	struct sched_ctx *ctx = ctx_checked(sched_ctx_id, "starpu_sched_ctx_contains_type_of_worker");
-	if (!ctx)
-		return 0;
-	for (unsigned i = 0; i < ctx->nworkers; i++)
-		if (rt.workers[ctx->workerids[i]].arch == arch)
-			return 1;
-	return 0;
-}
-
-unsigned starpu_sched_ctx_worker_get_id(unsigned sched_ctx_id)
-{
-	int w = starpu_worker_get_id();
-	if (w >= 0 && starpu_sched_ctx_contains_worker(w, sched_ctx_id))
-		return (unsigned) w;
-	return (unsigned) -1;
-}
-
-void *starpu_sched_ctx_get_user_data(unsigned sched_ctx_id)
-{
-	struct sched_ctx *ctx = ctx_checked(sched_ctx_id, "starpu_sched_ctx_get_user_data");
-	return ctx ? ctx->user_data : NULL;
-}
-
-void starpu_sched_ctx_set_user_data(unsigned sched_ctx_id, void *user_data)
-{
-	struct sched_ctx *ctx = ctx_checked(sched_ctx_id, "starpu_sched_ctx_set_user_data");
-	if (ctx)
-		ctx->user_data = user_data;
-}
-
-void starpu_sched_ctx_set_policy_data(unsigned sched_ctx_id, void *policy_data)
-{
-	if (sched_ctx_id >= STARPU_NMAX_SCHED_CTXS)
-	{
-		rt_error("starpu_sched_ctx_set_policy_data: no scheduling context %u", sched_ctx_id);
-		return;
-	}
-	/* Policies may change it while workers read it: keep the access atomic. */
-	__atomic_store_n(&sched_ctxs[sched_ctx_id].policy_data, policy_data, __ATOMIC_RELEASE);
-}
-
-void *starpu_sched_ctx_get_policy_data(unsigned sched_ctx_id)
-{
-	if (sched_ctx_id >= STARPU_NMAX_SCHED_CTXS)
-		return NULL;
-	return __atomic_load_n(&sched_ctxs[sched_ctx_id].policy_data, __ATOMIC_ACQUIRE);
-}
-
-void (*starpu_sched_ctx_get_sched_policy_init(unsigned sched_ctx_id))(unsigned)
-{
-	struct sched_ctx *ctx = ctx_checked(sched_ctx_id, "starpu_sched_ctx_get_sched_policy_init");
-	return ctx ? ctx->policy_init : NULL;
-}
-
-struct starpu_sched_policy *starpu_sched_ctx_get_sched_policy(unsigned sched_ctx_id)
-{
-	struct sched_ctx *ctx = ctx_checked(sched_ctx_id, "starpu_sched_ctx_get_sched_policy");
-	return ctx ? ctx->policy : NULL;
-}
-
-int starpu_sched_ctx_get_min_priority(unsigned sched_ctx_id)
-{
-	return sched_ctx_id < STARPU_NMAX_SCHED_CTXS ? sched_ctxs[sched_ctx_id].min_prio : 0;
-}
-
-int starpu_sched_ctx_get_max_priority(unsigned sched_ctx_id)
-{
-	return sched_ctx_id < STARPU_NMAX_SCHED_CTXS ? sched_ctxs[sched_ctx_id].max_prio : 0;
-}
-
-int starpu_sched_ctx_set_min_priority(unsigned sched_ctx_id, int min_prio)
-{
-	if (sched_ctx_id >= STARPU_NMAX_SCHED_CTXS)
-		return -EINVAL;
-	sched_ctxs[sched_ctx_id].min_prio = min_prio;
-	sched_ctxs[sched_ctx_id].min_prio_set = 1;
-	return 0;
-}
-
-int starpu_sched_ctx_set_max_priority(unsigned sched_ctx_id, int max_prio)
-{
-	if (sched_ctx_id >= STARPU_NMAX_SCHED_CTXS)
-		return -EINVAL;
-	sched_ctxs[sched_ctx_id].max_prio = max_prio;
-	sched_ctxs[sched_ctx_id].max_prio_set = 1;
-	return 0;
-}
-
-int starpu_sched_ctx_min_priority_is_set(unsigned sched_ctx_id)
-{
-	return sched_ctx_id < STARPU_NMAX_SCHED_CTXS && sched_ctxs[sched_ctx_id].min_prio_set;
-}
-
-int starpu_sched_ctx_max_priority_is_set(unsigned sched_ctx_id)
-{
-	return sched_ctx_id < STARPU_NMAX_SCHED_CTXS && sched_ctxs[sched_ctx_id].max_prio_set;
-}
-
-int starpu_sched_ctx_get_nready_tasks(unsigned sched_ctx_id)
-{
-	(void) sched_ctx_id;
-	return (int) atomic_load(&rt.nready);
-}
-
-/* The global context's priorities, as STARPU_MIN_PRIO / STARPU_MAX_PRIO. */
-int starpu_sched_get_min_priority(void)
-{
-	return starpu_sched_ctx_get_min_priority(GLOBAL_SCHED_CTX);
-}
-
-int starpu_sched_get_max_priority(void)
-{
-	return starpu_sched_ctx_get_max_priority(GLOBAL_SCHED_CTX);
-}
-
-int starpu_sched_set_min_priority(int min_prio)
-{
-	return starpu_sched_ctx_set_min_priority(GLOBAL_SCHED_CTX, min_prio);
-}
-
-int starpu_sched_set_max_priority(int max_prio)
-{
-	return starpu_sched_ctx_set_max_priority(GLOBAL_SCHED_CTX, max_prio);
 }

@@ -104,4 +104,12 @@ void sched_ctx_job_terminated(unsigned ctx_id);
  * reading): it goes to the policy once workers are added. */
 void sched_ctx_park(struct sched_ctx *ctx, struct starpu_task *task);
 
+/* Serialises creations, deletions and membership changes, and guards the
+ * workers' sched_ctxs[] lists. Outermost lock of the scheduling layer. */
+extern os_mutex_t sched_ctx_change_mutex;
+
+/* Whether workerid is among ctx's members (read as they are: callers hold
+ * sched_ctx_change_mutex for an exact answer). */
+int sched_ctx_has_worker(const struct sched_ctx *ctx, int workerid);
+
 #endif /* VELA_SCHED_CTX_H */
