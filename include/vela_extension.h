@@ -3,8 +3,8 @@
  *
  * libvela-mpi (mpi/, StarPU-MPI) is written against the public headers
  * only, as an application would be; StarPU's own MPI layer reaches into
- * the core for three things that the public API does not give, and this
- * header gives exactly those, no more:
+ * the core for things that the public API does not give, and this header
+ * gives exactly those, no more:
  *  - building a task from a starpu_task_insert argument list that the
  *    caller already holds as a va_list (starpu_mpi_task_insert walks the
  *    list to find the data and the executing node, then builds the local
@@ -16,7 +16,7 @@
  *    contributions of other ranks with the handle's redux_cl);
  *  - a condition wait bounded by a duration rather than a wall-clock
  *    date (the progression thread's back-off; in a simulation the
- *    duration is simulated time, and the same in every run).
+ *    duration is simulated time, and the same in every run);
  *  - a trace hook for distributed runs: which run and rank this process
  *    is, how its clock relates to the reference rank's, and the messages
  *    it sent and received, so that `vela trace` can merge the ranks'

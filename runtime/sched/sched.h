@@ -16,7 +16,8 @@ struct worker;
 struct starpu_sched_tree;
 struct starpu_sched_component;
 
-/* NULL-terminated table of the built-in policies, default first. */
+/* NULL-terminated table of the built-in policies; the default is the one
+ * SCHED_DEFAULT_POLICY names. */
 extern struct starpu_sched_policy *const sched_predefined[];
 extern struct starpu_sched_policy sched_policy_eager;
 extern struct starpu_sched_policy sched_policy_prio;

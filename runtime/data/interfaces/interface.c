@@ -1,6 +1,4 @@
-/* interface.c — what the interfaces share: footprint hashing and the
- * generic RAM buffer allocation every contiguous interface uses.
- */
+/* interface.c — what the interfaces share: footprint hashing. */
 #include "data/data.h"
 #include "data/memory.h"
 
