@@ -120,6 +120,19 @@ static int run_conversion(struct worker *w, struct starpu_codelet *cl, starpu_da
 	return ret;
 }
 
+/* Multiformat data a task is about to fetch: what w's node's layout needs
+ * is there (before anything is allocated or copied). */
+static int check_inputs(struct worker *w, struct job *job)
+{
+	for (unsigned i = 0; i < job->nbuffers; i++)
+	{
+		int ret = mf_check_for(job->buffers[i].handle, w->memory_node, job->buffers[i].mode);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /* Multiformat data fetched on w's node in the CPU layout is converted to
  * the node's own before the task uses it (data/interfaces/multiformat.c). */
 static int convert_inputs(struct worker *w, struct job *job)
@@ -188,7 +201,9 @@ static void execute_job(struct worker *w, struct job *job)
 	/* Why the task fails, if it does, is the first error printed while
 	 * it is fetched and run (core/failures.c). */
 	rt_capture_begin(t);
-	int ret = data_fetch_for_job(job, w->memory_node);
+	int ret = check_inputs(w, job);
+	if (!ret)
+		ret = data_fetch_for_job(job, w->memory_node);
 	if (ret)
 	{
 		if (cw)

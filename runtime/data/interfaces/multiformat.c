@@ -214,6 +214,38 @@ static int mf_copy(void *src_interface, unsigned src_node, void *dst_interface, 
 	return convert_on_cpu(fs.from_cl, fs.from_name, d, dst_node);
 }
 
+int mf_check_for(starpu_data_handle_t h, unsigned node, unsigned mode)
+{
+	if (h->ops != &starpu_interface_multiformat_ops)
+		return 0;
+	struct starpu_multiformat_interface *m = starpu_data_get_interface_on_node(h, STARPU_MAIN_RAM);
+	struct drv_mf_format f;
+	if (!node_format(m->ops, node, &f))
+		return 0;
+	const char *missing = NULL;
+	char what[48];
+	if (!f.elemsize)
+	{
+		snprintf(what, sizeof(what), "%s_elemsize is 0", f.ptr_offset == offsetof(struct starpu_multiformat_interface, opencl_ptr) ? "opencl" : "cuda");
+		missing = what;
+	}
+	else if (!f.to_cl && !(mode == STARPU_W))
+	{
+		snprintf(what, sizeof(what), "%s is NULL", f.to_name);
+		missing = what;
+	}
+	else if ((mode & STARPU_W) && (!f.from_cl || (!f.from_cl->cpu_funcs[0] && !f.from_cl->cpu_func)))
+	{
+		snprintf(what, sizeof(what), "%s %s", f.from_name, f.from_cl ? "has no CPU implementation" : "is NULL");
+		missing = what;
+	}
+	if (!missing)
+		return 0;
+	rt_error("starpu_multiformat_data_register: format_ops->%s: data %p cannot be used on node %u (%s) (-EINVAL)",
+		 missing, (void *) h, node, f.kind);
+	return -EINVAL;
+}
+
 int mf_conversion_for(starpu_data_handle_t h, unsigned node, void *iface, struct starpu_codelet **cl)
 {
 	*cl = NULL;
@@ -225,8 +257,8 @@ int mf_conversion_for(starpu_data_handle_t h, unsigned node, void *iface, struct
 		return 0;
 	if (!f.to_cl)
 	{
-		rt_error("starpu_multiformat_data_register: format_ops->%s is NULL: the data cannot be converted for node %u (%s)",
-			 f.to_name, node, f.kind);
+		rt_error("starpu_multiformat_data_register: format_ops->%s is NULL: data %p cannot be converted for node %u (%s) (-EINVAL)",
+			 f.to_name, (void *) h, node, f.kind);
 		return -EINVAL;
 	}
 	*cl = f.to_cl;
