@@ -143,7 +143,7 @@ static int convert_inputs(struct worker *w, struct job *job)
 	{
 		struct job_buffer *b = &job->buffers[i];
 		struct starpu_codelet *cl;
-		int ret = mf_conversion_for(b->handle, w->memory_node, ifs[b->index], &cl);
+		int ret = mf_conversion_for(b->handle, w->memory_node, b->mode, ifs[b->index], &cl);
 		if (ret)
 			return ret;
 		if (!cl)

@@ -246,7 +246,7 @@ int mf_check_for(starpu_data_handle_t h, unsigned node, unsigned mode)
 	return -EINVAL;
 }
 
-int mf_conversion_for(starpu_data_handle_t h, unsigned node, void *iface, struct starpu_codelet **cl)
+int mf_conversion_for(starpu_data_handle_t h, unsigned node, unsigned mode, void *iface, struct starpu_codelet **cl)
 {
 	*cl = NULL;
 	if (h->ops != &starpu_interface_multiformat_ops)
@@ -255,6 +255,13 @@ int mf_conversion_for(starpu_data_handle_t h, unsigned node, void *iface, struct
 	struct drv_mf_format f;
 	if (!m->vela_convert || !node_format(m->ops, node, &f))
 		return 0;
+	if (!(mode & STARPU_R))
+	{
+		/* written whole in the device layout: nothing to convert (a
+		 * buffer from the allocation cache may carry an old mark) */
+		m->vela_convert = 0;
+		return 0;
+	}
 	if (!f.to_cl)
 	{
 		rt_error("starpu_multiformat_data_register: format_ops->%s is NULL: data %p cannot be converted for node %u (%s) (-EINVAL)",
