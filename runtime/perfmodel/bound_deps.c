@@ -152,8 +152,9 @@ static int cmp_edge(const void *a, const void *b)
 
 #define REACH(g, i, j) ((g)->reach[((i) * (g)->n + (j)) / 8] & (1u << (((i) * (g)->n + (j)) % 8)))
 
-/* Builds g; 0, or -1 with a message naming fn. */
-static int graph_build(struct graph *g, const char *fn)
+/* Builds g (with reach only when asked: n² bits); 0, or -1 with a
+ * message naming fn. */
+static int graph_build(struct graph *g, int want_reach, const char *fn)
 {
 	memset(g, 0, sizeof(*g));
 	/* tag edges: a task waits for the last recorded task carrying each of
@@ -216,8 +217,8 @@ static int graph_build(struct graph *g, const char *fn)
 	size_t n = g->n;
 	size_t *indeg = calloc(n + 1, sizeof(size_t)), *order = malloc((n + 1) * sizeof(size_t));
 	size_t *first = calloc(n + 1, sizeof(size_t));	/* edges of i: first[i] .. first[i+1]-1 (sorted by pred) */
-	g->reach = calloc((n * n + 7) / 8 + 1, 1);
-	if (!indeg || !order || !first || !g->reach)
+	g->reach = want_reach ? calloc((n * n + 7) / 8 + 1, 1) : NULL;
+	if (!indeg || !order || !first || (want_reach && !g->reach))
 	{
 		free(indeg);
 		free(order);
@@ -244,7 +245,7 @@ static int graph_build(struct graph *g, const char *fn)
 	}
 	int cycle = tail < n;
 	/* in reverse topological order: i reaches its successors and theirs */
-	for (size_t o = tail; !cycle && o-- > 0;)
+	for (size_t o = tail; want_reach && !cycle && o-- > 0;)
 	{
 		size_t i = order[o];
 		for (size_t k = first[i]; k < first[i + 1]; k++)
@@ -287,7 +288,7 @@ static const char *task_label(const struct bound_task *t)
 void bound_deps_print_dot(FILE *out)
 {
 	struct graph g;
-	if (graph_build(&g, "starpu_bound_print_dot"))
+	if (graph_build(&g, 0, "starpu_bound_print_dot"))
 		return;
 	/* StarPU's layout: a node per task named after its job id, last
 	 * submitted first, each after the edges leaving it */
@@ -396,7 +397,7 @@ glp_prob *bound_deps_build(int integer, const char *fn)
 	if (!ntasks || !bound_nclasses)
 		return NULL;
 	struct graph g;
-	if (graph_build(&g, fn))
+	if (graph_build(&g, integer || bound_with_prio, fn))
 		return NULL;
 	size_t n = g.n;
 	unsigned nw = integer ? nworkers_total() : bound_nclasses;
@@ -465,7 +466,7 @@ glp_prob *bound_deps_build(int integer, const char *fn)
 					coef(&cf, r, assign[i * nw + w], len(&g, i, c));
 	}
 	/* pairs no path orders */
-	for (size_t i = 0; i < g.nt; i++)
+	for (size_t i = 0; g.reach && i < g.nt; i++)
 		for (size_t j = i + 1; j < g.nt; j++)
 		{
 			if (REACH(&g, i, j) || REACH(&g, j, i) || !tasks[i].kind || !tasks[j].kind)
