@@ -10,7 +10,8 @@
  * back (with the CPU implementation) before the second CPU task, and the
  * application's array holds exactly the expected values afterwards. A
  * second handle goes to the device and comes back at unregistration: one
- * conversion each way too.
+ * conversion each way too. A handle given twice to one task converts once;
+ * an acquisition in RAM after a device task converts back.
  */
 /* compat-libs: -lOpenCL */
 #include "compat.h"
@@ -125,6 +126,14 @@ static void work_cpu(void *buffers[], void *arg)
 static struct starpu_codelet cpu_cl = { .where = STARPU_CPU, .cpu_funcs = { work_cpu }, .nbuffers = 1, .modes = { STARPU_RW } };
 #ifdef STARPU_USE_OPENCL
 static struct starpu_codelet opencl_cl = { .where = STARPU_OPENCL, .opencl_funcs = { work_opencl }, .nbuffers = 1, .modes = { STARPU_RW } };
+
+/* the same handle twice in one task: its kernel works on the first */
+static struct starpu_codelet opencl2_cl = {
+	.where = STARPU_OPENCL,
+	.opencl_funcs = { work_opencl },
+	.nbuffers = 2,
+	.modes = { STARPU_RW, STARPU_RW },
+};
 #endif
 
 static struct point pts[N], pts2[N];
@@ -233,6 +242,20 @@ static int with_opencl(void)
 	starpu_data_unregister(h2);
 	CHECK(to_opencl_calls == 2 && to_cpu_calls == 2);
 	CHECK(check_points(pts2, 0, 1, 0));
+
+	/* the same handle twice in a task converts once; an acquisition in
+	 * RAM brings it back in the CPU layout */
+	init_points(pts);
+	starpu_multiformat_data_register(&h, STARPU_MAIN_RAM, pts, N, &format_ops);
+	CHECK(starpu_task_insert(&opencl2_cl, STARPU_RW, h, STARPU_RW, h, 0) == 0);
+	starpu_task_wait_for_all();
+	CHECK(to_opencl_calls == 3 && to_cpu_calls == 2);
+	CHECK(starpu_data_acquire(h, STARPU_RW) == 0);
+	CHECK(to_opencl_calls == 3 && to_cpu_calls == 3);
+	CHECK(check_points(pts, 0, 1, 0));
+	starpu_data_release(h);
+	starpu_data_unregister(h);
+	CHECK(to_opencl_calls == 3 && to_cpu_calls == 3);
 	if (have_program)
 		starpu_opencl_unload_opencl(&program);
 	starpu_shutdown();
