@@ -126,6 +126,8 @@ static int check_inputs(struct worker *w, struct job *job)
 {
 	for (unsigned i = 0; i < job->nbuffers; i++)
 	{
+		if (!job->buffers[i].handle->ops->is_multiformat)
+			continue;
 		int ret = mf_check_for(job->buffers[i].handle, w->memory_node, job->buffers[i].mode);
 		if (ret)
 			return ret;
@@ -142,6 +144,8 @@ static int convert_inputs(struct worker *w, struct job *job)
 	for (unsigned i = 0; i < job->nbuffers; i++)
 	{
 		struct job_buffer *b = &job->buffers[i];
+		if (!b->handle->ops->is_multiformat)
+			continue;
 		struct starpu_codelet *cl;
 		int ret = mf_conversion_for(b->handle, w->memory_node, b->mode, ifs[b->index], &cl);
 		if (ret)
