@@ -48,6 +48,7 @@
 struct worker;
 struct job;
 struct drv_async;
+struct drv_mf_format;
 
 #define DRV_OPS_VERSION 3
 
@@ -107,6 +108,22 @@ struct drv_node_ops
 	/* Devices (version 2): whether two nodes of this driver copy one to
 	 * the other directly (GPU peers); NULL: never, through RAM. */
 	int (*peer)(unsigned src_node, unsigned dst_node);
+	/* Devices (version 3): the layout multiformat data takes on this
+	 * kind of node, read from the application's format_ops (its
+	 * <kind>_elemsize, cpu_to_<kind>_cl, <kind>_to_cpu_cl, <kind>_ptr);
+	 * NULL: the CPU layout (RAM, disks, MPI slaves running CPU code). */
+	void (*mf_format)(const struct starpu_multiformat_data_interface_ops *ops, struct drv_mf_format *f);
+};
+
+/* A node kind's multiformat layout (data/interfaces/multiformat.c). */
+struct drv_mf_format
+{
+	const char *kind;		/* "OpenCL", "CUDA": for messages */
+	size_t elemsize;		/* bytes per object in this layout */
+	size_t ptr_offset;		/* offsetof(struct starpu_multiformat_interface, <kind>_ptr) */
+	struct starpu_codelet *to_cl;	/* CPU layout -> this one, run by the node's workers */
+	struct starpu_codelet *from_cl;	/* this one -> CPU layout, its CPU implementation */
+	const char *to_name, *from_name;	/* their field names in format_ops */
 };
 
 /* A copy in flight: what interfaces' copy methods receive as async_data

@@ -92,6 +92,73 @@ static struct starpu_task *worker_idle(struct worker *w)
 
 static void job_end(struct worker *w, struct job *job, int ret, const char *why);
 
+/* Runs the multiformat conversion codelet cl on w, on iface of h (in
+ * w's memory node, fetched), waiting for its kernels. */
+static int run_conversion(struct worker *w, struct starpu_codelet *cl, starpu_data_handle_t h, void *iface)
+{
+	struct starpu_task ct;
+	starpu_task_init(&ct);
+	ct.cl = cl;
+	ct.name = "conversion_task";
+	ct.handles[0] = h;
+	ct.interfaces[0] = iface;
+	ct.detach = 0;
+	int ret = -EINVAL;
+	int impl = worker_first_impl(w, &ct);
+	if (impl < 0)
+		rt_error("multiformat: the conversion codelet for data %p has no implementation %s can run", (void *) h, w->name);
+	else
+	{
+		struct job *cj = job_get(&ct);
+		cj->nimpl = (unsigned) impl;
+		cj->worker = w;
+		ret = w->drv->execute(w, cj);
+		if (ret == -EAGAIN)
+			ret = w->drv->sync ? w->drv->sync(w) : -EIO;
+	}
+	starpu_task_clean(&ct);
+	return ret;
+}
+
+/* Multiformat data a task is about to fetch: what w's node's layout needs
+ * is there (before anything is allocated or copied). */
+static int check_inputs(struct worker *w, struct job *job)
+{
+	for (unsigned i = 0; i < job->nbuffers; i++)
+	{
+		if (!job->buffers[i].handle->ops->is_multiformat)
+			continue;
+		int ret = mf_check_for(job->buffers[i].handle, w->memory_node, job->buffers[i].mode);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Multiformat data fetched on w's node in the CPU layout is converted to
+ * the node's own before the task uses it (data/interfaces/multiformat.c). */
+static int convert_inputs(struct worker *w, struct job *job)
+{
+	struct starpu_task *task = job->task;
+	void **ifs = task->dyn_interfaces ? task->dyn_interfaces : task->interfaces;
+	for (unsigned i = 0; i < job->nbuffers; i++)
+	{
+		struct job_buffer *b = &job->buffers[i];
+		if (!b->handle->ops->is_multiformat)
+			continue;
+		struct starpu_codelet *cl;
+		int ret = mf_conversion_for(b->handle, w->memory_node, b->mode, ifs[b->index], &cl);
+		if (ret)
+			return ret;
+		if (!cl)
+			continue;
+		if ((ret = run_conversion(w, cl, b->handle, ifs[b->index])))
+			return ret;
+		mf_conversion_done(ifs[b->index]);
+	}
+	return 0;
+}
+
 /* Runs one popped task on w, up to handing it to termination. */
 static void execute_job(struct worker *w, struct job *job)
 {
@@ -138,7 +205,9 @@ static void execute_job(struct worker *w, struct job *job)
 	/* Why the task fails, if it does, is the first error printed while
 	 * it is fetched and run (core/failures.c). */
 	rt_capture_begin(t);
-	int ret = data_fetch_for_job(job, w->memory_node);
+	int ret = check_inputs(w, job);
+	if (!ret)
+		ret = data_fetch_for_job(job, w->memory_node);
 	if (ret)
 	{
 		if (cw)
@@ -179,7 +248,9 @@ static void execute_job(struct worker *w, struct job *job)
 			drv_pipeline_mark(w);
 		/* FORKJOIN: only the master runs the kernel, which forks its own
 		 * threads; SPMD: every member runs it. */
-		ret = w->drv->execute(w, job);
+		ret = convert_inputs(w, job);
+		if (!ret)
+			ret = w->drv->execute(w, job);
 		if (ret == -EAGAIN)
 		{
 			/* Queued on a device: it ends with the event recorded

@@ -402,6 +402,50 @@ void starpu_coo_data_register(starpu_data_handle_t *handleptr, int home_node, ui
 #define STARPU_COO_GET_NVALUES(interface) (((struct starpu_coo_interface *)(interface))->n_values)
 #define STARPU_COO_GET_ELEMSIZE(interface) (((struct starpu_coo_interface *)(interface))->elemsize)
 
+/* Multiformat: nx objects kept in one layout on CPUs (an array of
+ * structures, say) and in another on devices (a structure of arrays).
+ * The data lives in the CPU format in RAM; a copy to a device carries the
+ * CPU format, and before a task uses it there the runtime runs the
+ * conversion codelet (cpu_to_opencl_cl, cpu_to_cuda_cl) on that device's
+ * worker; a copy back to RAM carries the device format, converted on the
+ * way by the CPU implementation of opencl_to_cpu_cl / cuda_to_cpu_cl. Each
+ * conversion codelet takes the handle as its one buffer (STARPU_RW). */
+struct starpu_multiformat_data_interface_ops
+{
+	size_t cpu_elemsize;
+	size_t opencl_elemsize;
+	struct starpu_codelet *cpu_to_opencl_cl;
+	struct starpu_codelet *opencl_to_cpu_cl;
+	size_t cuda_elemsize;
+	struct starpu_codelet *cpu_to_cuda_cl;
+	struct starpu_codelet *cuda_to_cpu_cl;
+	size_t mic_elemsize;
+	struct starpu_codelet *cpu_to_mic_cl;
+	struct starpu_codelet *mic_to_cpu_cl;
+};
+
+struct starpu_multiformat_interface
+{
+	enum starpu_data_interface_id id;
+	void *cpu_ptr;		/* nx objects in the CPU format (on a device: what was copied in) */
+	void *cuda_ptr;		/* in the CUDA format (in RAM: what came back from a GPU) */
+	void *opencl_ptr;	/* in the OpenCL format (likewise) */
+	void *mic_ptr;
+	uint32_t nx;
+	struct starpu_multiformat_data_interface_ops *ops;
+	/* Vela: on a device, cpu_ptr holds the data and the device format is
+	 * still to be made from it (the runtime's, not the application's) */
+	unsigned char vela_convert;
+};
+
+/* format_ops must stay valid until the handle is unregistered. */
+void starpu_multiformat_data_register(starpu_data_handle_t *handle, int home_node, void *ptr, uint32_t nobjects, struct starpu_multiformat_data_interface_ops *format_ops);
+#define STARPU_MULTIFORMAT_GET_CPU_PTR(interface) (((struct starpu_multiformat_interface *)(interface))->cpu_ptr)
+#define STARPU_MULTIFORMAT_GET_CUDA_PTR(interface) (((struct starpu_multiformat_interface *)(interface))->cuda_ptr)
+#define STARPU_MULTIFORMAT_GET_OPENCL_PTR(interface) (((struct starpu_multiformat_interface *)(interface))->opencl_ptr)
+#define STARPU_MULTIFORMAT_GET_MIC_PTR(interface) (((struct starpu_multiformat_interface *)(interface))->mic_ptr)
+#define STARPU_MULTIFORMAT_GET_NX(interface) (((struct starpu_multiformat_interface *)(interface))->nx)
+
 #ifdef __cplusplus
 }
 #endif

@@ -68,6 +68,7 @@ typedef struct starpu_vector_interface starpu_vector_interface_t;
 typedef struct starpu_variable_interface starpu_variable_interface_t;
 typedef struct starpu_csr_interface starpu_csr_interface_t;
 typedef struct starpu_bcsr_interface starpu_bcsr_interface_t;
+typedef struct starpu_multiformat_interface starpu_multiformat_interface_t;
 typedef struct starpu_codelet starpu_codelet;
 typedef struct starpu_codelet starpu_codelet_t;
 #define starpu_perfmodel_t			starpu_perfmodel

@@ -106,7 +106,8 @@ double starpu_task_expected_data_transfer_time_for(struct starpu_task *task, uns
 double starpu_data_expected_transfer_time(starpu_data_handle_t handle, unsigned memory_node, enum starpu_data_access_mode mode);
 /* In joules, from the codelet's energy_model (NAN when uncalibrated). */
 double starpu_task_expected_energy(struct starpu_task *task, struct starpu_perfmodel_arch *arch, unsigned nimpl);
-/* Multiformat conversions: none in Vela yet, so 0.0. */
+/* Multiformat conversions are not modelled (they run within the task they
+ * precede): 0.0. */
 double starpu_task_expected_conversion_time(struct starpu_task *task, struct starpu_perfmodel_arch *arch, unsigned nimpl);
 
 #ifdef __cplusplus

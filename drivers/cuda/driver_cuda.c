@@ -18,6 +18,7 @@
 #include "core/workers.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -488,6 +489,17 @@ static int cuda_peer(unsigned src_node, unsigned dst_node)
 	return s >= 0 && d >= 0 && s != d && cuda_devices[s].peers[d];
 }
 
+static void cuda_mf_format(const struct starpu_multiformat_data_interface_ops *ops, struct drv_mf_format *f)
+{
+	f->kind = "CUDA";
+	f->elemsize = ops->cuda_elemsize;
+	f->ptr_offset = offsetof(struct starpu_multiformat_interface, cuda_ptr);
+	f->to_cl = ops->cpu_to_cuda_cl;
+	f->from_cl = ops->cuda_to_cpu_cl;
+	f->to_name = "cpu_to_cuda_cl";
+	f->from_name = "cuda_to_cpu_cl";
+}
+
 const struct drv_node_ops drv_cuda_node_ops = {
 	.version = DRV_OPS_VERSION,
 	.name = "cuda",
@@ -501,6 +513,7 @@ const struct drv_node_ops drv_cuda_node_ops = {
 	.total_memory = cuda_total_memory,
 	.copy_interface = cuda_copy_interface,
 	.peer = cuda_peer,
+	.mf_format = cuda_mf_format,
 };
 
 /* ------------------------------------------------------------------ */

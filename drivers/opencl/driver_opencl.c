@@ -18,6 +18,7 @@
 #include "core/workers.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -473,6 +474,17 @@ static int opencl_copy_interface(const struct starpu_data_copy_methods *m, void 
 	return -ENOSYS;
 }
 
+static void opencl_mf_format(const struct starpu_multiformat_data_interface_ops *ops, struct drv_mf_format *f)
+{
+	f->kind = "OpenCL";
+	f->elemsize = ops->opencl_elemsize;
+	f->ptr_offset = offsetof(struct starpu_multiformat_interface, opencl_ptr);
+	f->to_cl = ops->cpu_to_opencl_cl;
+	f->from_cl = ops->opencl_to_cpu_cl;
+	f->to_name = "cpu_to_opencl_cl";
+	f->from_name = "opencl_to_cpu_cl";
+}
+
 const struct drv_node_ops drv_opencl_node_ops = {
 	.version = DRV_OPS_VERSION,
 	.name = "opencl",
@@ -485,6 +497,7 @@ const struct drv_node_ops drv_opencl_node_ops = {
 	.wait = opencl_wait,
 	.total_memory = opencl_total_memory,
 	.copy_interface = opencl_copy_interface,
+	.mf_format = opencl_mf_format,
 };
 
 static void opencl_describe(char *buf, size_t size)

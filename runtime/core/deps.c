@@ -29,6 +29,7 @@
  */
 #include "core/job.h"
 #include "core/rt.h"
+#include "perfmodel/bound.h"
 #include "trace/trace.h"
 
 #include <stdarg.h>
@@ -228,6 +229,19 @@ void deps_job_submitted(struct job *job)
 		return;
 	os_mutex_lock(&xdeps_lock);
 	struct job_xdeps *x = job->xdeps;
+	/* starpu_bound with deps: the declared edges, now that the job has
+	 * this submission's id; whichever end is submitted last records
+	 * the edge (an id of 0: never submitted yet). */
+	if (bound_deps_recording())
+	{
+		for (unsigned g = 0; g < x->ngroups; g++)
+			for (unsigned i = 0; i < x->groups[g]->cap; i++)
+				if (x->groups[g]->member[i] && x->groups[g]->member[i]->id)
+					bound_on_dep(x->groups[g]->member[i]->id, job->id);
+		for (unsigned k = 0; k < x->nsucc; k++)
+			if (x->succ[k].g->owner->id)
+				bound_on_dep(job->id, x->succ[k].g->owner->id);
+	}
 	if (x->ngroups_done == x->ngroups)
 		rearm_locked(x);
 	else
@@ -481,6 +495,7 @@ static void declare_start_deps(struct job *job, struct starpu_task *task, unsign
 	 * it cannot start in between; a submitted task not started yet waits
 	 * for it too. */
 	os_mutex_lock(job_lock(job));
+	int submitted = job->submitted;
 	os_mutex_lock(&xdeps_lock);
 	struct job_xdeps *x = xdeps_get_locked(job);
 	int ret = push_xgroup(&x->groups, &x->ngroups, &x->groups_cap, g);
@@ -503,6 +518,10 @@ static void declare_start_deps(struct job *job, struct starpu_task *task, unsign
 		struct job *pred = g->member[i];
 		/* Observers: a DAG edge, even when pred is already done. */
 		trace_on_dep(pred, job, 0);
+		/* starpu_bound: declared on a submitted task (else at its
+		 * submission, deps_job_submitted) */
+		if (submitted)
+			bound_on_dep(pred->id, job->id);
 		struct job *release = NULL;
 		os_mutex_lock(job_lock(pred));
 		os_mutex_lock(&xdeps_lock);

@@ -155,6 +155,21 @@ starpu_tag_t tag_id_of(const struct tag *t)
 	return t->id;
 }
 
+unsigned tag_dep_ids(starpu_tag_t id, starpu_tag_t *out, unsigned max)
+{
+	struct tag *t = lookup(id);
+	if (!t)
+		return 0;
+	unsigned n = 0;
+	os_mutex_lock(&t->lock);
+	for (unsigned g = 0; g < t->ngroups; g++)
+		for (unsigned i = 0; i < t->groups[g]->ndeps; i++, n++)
+			if (n < max)
+				out[n] = t->groups[g]->deps[i]->id;
+	os_mutex_unlock(&t->lock);
+	return n;
+}
+
 static int push_group(struct tag_group ***arr, unsigned *n, unsigned *cap, struct tag_group *g)
 {
 	if (*n == *cap)

@@ -41,6 +41,9 @@ void tag_job_done(struct tag *t, struct job *job, void (*close_locked)(struct jo
 /* The job goes away or carries another tag: its tag forgets it. */
 void tag_job_forget(struct job *job);
 starpu_tag_t tag_id_of(const struct tag *t);
+/* The tags tag id waits for (starpu_tag_declare_deps), at most max of
+ * them into out; returns how many there are (starpu_bound's graph). */
+unsigned tag_dep_ids(starpu_tag_t id, starpu_tag_t *out, unsigned max);
 
 /* Frees every tag (shutdown). */
 void tags_fini(void);

@@ -410,7 +410,7 @@ int starpu_task_submit(struct starpu_task *task)
 	if (watchdog_enabled())
 		watchdog_track(job);
 	sched_ctx_job_submitted(job);
-	bound_record(task);	/* starpu_bound_start: counted in the bound */
+	bound_record(task, job->id);	/* starpu_bound_start: counted in the bound */
 
 	int synchronous = task->synchronous;
 	if (synchronous)

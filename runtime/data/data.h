@@ -425,6 +425,16 @@ void data_acquire_free(struct job *job);
 
 /* ---- interfaces */
 uint32_t data_hash_crc32(const void *buf, size_t len, uint32_t crc);
+/* The multiformat interface (interfaces/multiformat.c). Before a task
+ * uses buffer iface of h on node in mode, *cl is the conversion codelet a
+ * worker of node must run on it first (NULL: none); -EINVAL, said, when
+ * the application's format_ops lacks it. mf_conversion_done once it ran. */
+extern struct starpu_data_interface_ops starpu_interface_multiformat_ops;
+int mf_conversion_for(starpu_data_handle_t h, unsigned node, unsigned mode, void *iface, struct starpu_codelet **cl);
+/* Before h is fetched on node for a task accessing it in mode: 0, or
+ * -EINVAL, said, when format_ops lacks what node's layout needs. */
+int mf_check_for(starpu_data_handle_t h, unsigned node, unsigned mode);
+void mf_conversion_done(void *iface);
 uint32_t data_hash_u32(uint32_t value, uint32_t crc);
 /* The generic copy: through the interface's copy methods, between any two
  * nodes that can copy directly; with async non-NULL a device may queue it

@@ -24,15 +24,31 @@
 #include "core/job.h"
 #include "core/sched_ctx.h"
 #include "core/rt.h"
+#include "perfmodel/bound.h"
 #include "trace/trace.h"
 
 #include <stdlib.h>
+
+/* Whether terminated jobs leave ghosts: for the trace's graph, and for
+ * starpu_bound's with deps (the graph must not depend on timing). */
+static int ghosts_wanted(void)
+{
+	return trace_recording() || bound_deps_recording();
+}
+
+/* job would have waited for the terminated job ghost. */
+static void ghost_dep(uint64_t ghost, struct job *job)
+{
+	trace_on_ghost_dep(ghost, job);
+	bound_on_dep((unsigned long) ghost, job->id);
+}
 
 /* Records that job starts after pred (lock order: handle, then job). */
 static void add_dep(struct job *job, struct job *pred)
 {
 	if (pred == job)
 		return;
+	bound_on_dep(pred->id, job->id);
 	atomic_fetch_add_explicit(&job->ndeps, 1, memory_order_relaxed);
 	if (!job_add_succ(pred, job, 0))
 		atomic_fetch_sub_explicit(&job->ndeps, 1, memory_order_relaxed);
@@ -93,13 +109,13 @@ static void depend_like_writer(starpu_data_handle_t h, struct job *job)
 			add_dep(job, r->job);
 	else if (h->last_writer)
 		add_dep(job, h->last_writer);
-	if (!trace_recording())
+	if (!ghosts_wanted())
 		return;
 	/* The readers since the last writer cover it, finished or not. */
 	for (unsigned i = 0; i < h->nghost_readers; i++)
-		trace_on_ghost_dep(h->ghost_readers[i], job);
+		ghost_dep(h->ghost_readers[i], job);
 	if (!h->readers && !h->nghost_readers && !h->last_writer && h->ghost_writer)
-		trace_on_ghost_dep(h->ghost_writer, job);
+		ghost_dep(h->ghost_writer, job);
 }
 
 struct job *data_internal_job_locked(starpu_data_handle_t h, struct starpu_task *t, unsigned mode, unsigned char flags)
@@ -190,8 +206,8 @@ static struct job *implicit_deps_locked(starpu_data_handle_t h, struct job_buffe
 	{
 		if (h->last_writer)
 			add_dep(job, h->last_writer);
-		else if (h->ghost_writer && trace_recording())
-			trace_on_ghost_dep(h->ghost_writer, job);
+		else if (h->ghost_writer && ghosts_wanted())
+			ghost_dep(h->ghost_writer, job);
 		list_push(&h->readers, b, IN_READERS);
 		return closer;
 	}
@@ -243,7 +259,7 @@ void data_implicit_forget(struct job_buffer *b)
 	starpu_data_handle_t h = b->handle;
 	/* Only tasks are in the recorded graph; an acquisition leaves no
 	 * ghost (nor the one before it: it cleared them as a writer). */
-	int ghost = b->job->kind == JOB_TASK && trace_recording();
+	int ghost = b->job->kind == JOB_TASK && ghosts_wanted();
 	if (b->in_readers == IN_READERS)
 	{
 		list_unlink(&h->readers, b);

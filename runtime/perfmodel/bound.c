@@ -16,16 +16,17 @@
  *     for each class c:  sum_k length[k][c] n[k][c] <= nworkers[c] T
  *
  * Solved by GLPK (simplex; branch and bound with integer n for the integer
- * bound). Dependencies can only lengthen a run, so this bounds it from
- * below whatever they are. deps and prio are accepted (print_dot shows
- * them) but the larger program StarPU builds with deps=1, one start time
- * per task ordered by the dependencies, is not built here.
+ * bound). With starpu_bound_start(deps=1, ...) each submission and the
+ * edges of the task graph are recorded too, and the program is the one of
+ * bound_deps.c: a start time per task, ordered by the dependencies.
  *
- * Locking: bound_lock protects everything here; taken alone (predictions
- * are computed before it is taken).
+ * Locking: bound_lock protects everything here and in bound_deps.c; it is
+ * a leaf (predictions and tag queries are made before it is taken).
  */
 #include "core/rt.h"
+#include "core/tags.h"
 #include "perfmodel/bound.h"
+#include "perfmodel/bound_graph.h"
 
 #include <errno.h>
 #include <math.h>
@@ -33,75 +34,57 @@
 #include <string.h>
 #include <unistd.h>
 
-#ifdef STARPU_HAVE_GLPK_H
-#include <glpk.h>
-#endif
-
-#define MAX_CLASSES 16
 
 atomic_int bound_recording;
 
-struct kind
-{
-	struct starpu_codelet *cl;
-	uint32_t footprint;
-	unsigned long count;
-	double length[MAX_CLASSES];	/* µs; NaN: that class cannot run it */
-	struct kind *next;
-};
-
-static os_mutex_t bound_lock = OS_MUTEX_INITIALIZER;
-static struct kind *kinds;			/* owned */
-static unsigned nkinds;
-static unsigned long unknown;			/* tasks with no prediction at all */
-static int record_deps, record_prio;
-static struct
-{
-	struct starpu_perfmodel_arch *arch;
-	int worker;			/* one worker of the class */
-	unsigned nworkers;
-} classes[MAX_CLASSES];
-static unsigned nclasses;
+os_mutex_t bound_lock = OS_MUTEX_INITIALIZER;
+struct bound_kind *bound_kinds;			/* owned */
+unsigned bound_nkinds;
+unsigned long bound_unknown;			/* tasks with no prediction at all */
+int bound_with_deps, bound_with_prio;
+struct bound_class bound_classes[BOUND_MAX_CLASSES];
+unsigned bound_nclasses;
 
 static void forget_all(void)
 {
-	while (kinds)
+	while (bound_kinds)
 	{
-		struct kind *k = kinds;
-		kinds = k->next;
+		struct bound_kind *k = bound_kinds;
+		bound_kinds = k->next;
 		free(k);
 	}
-	nkinds = 0;
-	unknown = 0;
+	bound_nkinds = 0;
+	bound_unknown = 0;
+	bound_deps_forget();
 }
 
 void starpu_bound_start(int deps, int prio)
 {
 	os_mutex_lock(&bound_lock);
 	forget_all();
-	record_deps = deps;
-	record_prio = prio;
-	nclasses = 0;
+	bound_with_deps = deps;
+	bound_with_prio = prio;
+	bound_nclasses = 0;
 	unsigned nw = starpu_worker_get_count();
 	for (unsigned w = 0; w < nw; w++)
 	{
 		struct starpu_perfmodel_arch *arch = starpu_worker_get_perf_archtype((int) w, 0);
 		unsigned c = 0;
-		while (c < nclasses && classes[c].arch != arch)
+		while (c < bound_nclasses && bound_classes[c].arch != arch)
 			c++;
-		if (c == nclasses)
+		if (c == bound_nclasses)
 		{
-			if (nclasses == MAX_CLASSES)
+			if (bound_nclasses == BOUND_MAX_CLASSES)
 				continue;
-			classes[c].arch = arch;
-			classes[c].worker = (int) w;
-			classes[c].nworkers = 0;
-			nclasses++;
+			bound_classes[c].arch = arch;
+			bound_classes[c].worker = (int) w;
+			bound_classes[c].nworkers = 0;
+			bound_nclasses++;
 		}
-		classes[c].nworkers++;
+		bound_classes[c].nworkers++;
 	}
 	os_mutex_unlock(&bound_lock);
-	atomic_store(&bound_recording, 1);
+	atomic_store(&bound_recording, deps ? 2 : 1);
 }
 
 void starpu_bound_stop(void)
@@ -117,21 +100,21 @@ static int same_lengths(const double *a, const double *b, unsigned n)
 	return 1;
 }
 
-void bound_record_slow(struct starpu_task *task)
+void bound_record_slow(struct starpu_task *task, unsigned long job_id)
 {
 	if (!task->cl || (task->type & STARPU_TASK_TYPE_INTERNAL))
 		return;
-	double length[MAX_CLASSES];
+	double length[BOUND_MAX_CLASSES];
 	int known = 0;
 	os_mutex_lock(&bound_lock);
-	unsigned nc = nclasses;
-	struct starpu_perfmodel_arch *arch0 = nc ? classes[0].arch : NULL;
-	int workers[MAX_CLASSES];
-	struct starpu_perfmodel_arch *archs[MAX_CLASSES];
+	unsigned nc = bound_nclasses;
+	struct starpu_perfmodel_arch *arch0 = nc ? bound_classes[0].arch : NULL;
+	int workers[BOUND_MAX_CLASSES];
+	struct starpu_perfmodel_arch *archs[BOUND_MAX_CLASSES];
 	for (unsigned c = 0; c < nc; c++)
 	{
-		workers[c] = classes[c].worker;
-		archs[c] = classes[c].arch;
+		workers[c] = bound_classes[c].worker;
+		archs[c] = bound_classes[c].arch;
 	}
 	os_mutex_unlock(&bound_lock);
 	for (unsigned c = 0; c < nc; c++)
@@ -152,12 +135,20 @@ void bound_record_slow(struct starpu_task *task)
 	}
 	uint32_t fp = task->cl->model && arch0 ? starpu_task_footprint(task->cl->model, task, arch0, 0)
 					    : starpu_task_data_footprint(task);
+	struct bound_task bt = { .id = job_id, .prio = task->priority, .use_tag = task->use_tag, .tag = task->tag_id };
+	if (bound_deps_recording() && task->use_tag)
+	{
+		/* the tags this one waits for, as declared now */
+		unsigned n = tag_dep_ids(task->tag_id, NULL, 0);
+		if (n && (bt.tagdeps = malloc(n * sizeof(*bt.tagdeps))))
+			bt.ntagdeps = tag_dep_ids(task->tag_id, bt.tagdeps, n);
+	}
 	os_mutex_lock(&bound_lock);
 	if (!known)
-		unknown++;
+		bound_unknown++;
 	else
 	{
-		struct kind *k = kinds;
+		struct bound_kind *k = bound_kinds;
 		/* the same prediction too (a cost function may tell apart
 		 * tasks of one footprint) */
 		while (k && (k->cl != task->cl || k->footprint != fp || !same_lengths(k->length, length, nc)))
@@ -167,19 +158,24 @@ void bound_record_slow(struct starpu_task *task)
 			k->cl = task->cl;
 			k->footprint = fp;
 			memcpy(k->length, length, sizeof(length));
-			k->next = kinds;
-			kinds = k;
-			nkinds++;
+			k->next = bound_kinds;
+			bound_kinds = k;
+			bound_nkinds++;
 		}
 		if (k)
 			k->count++;
 		else
-			unknown++;
+			bound_unknown++;
+		bt.kind = k;
 	}
+	if (bound_with_deps)
+		bound_deps_add_task(&bt);	/* takes bt.tagdeps */
+	else
+		free(bt.tagdeps);
 	os_mutex_unlock(&bound_lock);
 }
 
-static const char *kind_name(const struct kind *k)
+const char *bound_kind_name(const struct bound_kind *k)
 {
 	if (k->cl->name)
 		return k->cl->name;
@@ -189,19 +185,19 @@ static const char *kind_name(const struct kind *k)
 }
 
 #ifdef STARPU_HAVE_GLPK_H
-/* The LP of the recorded kinds (bound_lock held); column 1 is T, then one
+/* The LP of the recorded bound_kinds (bound_lock held); column 1 is T, then one
  * column per (kind, class) that can run. NULL when there is nothing. */
 static glp_prob *build_lp(int integer)
 {
-	if (!nkinds || !nclasses)
+	if (!bound_nkinds || !bound_nclasses)
 		return NULL;
 	glp_prob *lp = glp_create_prob();
 	glp_set_prob_name(lp, "starpu_bound");
 	glp_set_obj_dir(lp, GLP_MIN);
-	glp_add_rows(lp, (int) (nkinds + nclasses));
+	glp_add_rows(lp, (int) (bound_nkinds + bound_nclasses));
 	int ncols = 1;
-	for (struct kind *k = kinds; k; k = k->next)
-		for (unsigned c = 0; c < nclasses; c++)
+	for (struct bound_kind *k = bound_kinds; k; k = k->next)
+		for (unsigned c = 0; c < bound_nclasses; c++)
 			ncols += !isnan(k->length[c]);
 	glp_add_cols(lp, ncols);
 	glp_set_col_name(lp, 1, "T");
@@ -220,17 +216,17 @@ static glp_prob *build_lp(int integer)
 	}
 	int ne = 0, col = 1, row = 1;
 	char name[64];
-	for (struct kind *k = kinds; k; k = k->next, row++)
+	for (struct bound_kind *k = bound_kinds; k; k = k->next, row++)
 	{
-		snprintf(name, sizeof(name), "count_%s_%08x", kind_name(k), k->footprint);
+		snprintf(name, sizeof(name), "count_%s_%08x", bound_kind_name(k), k->footprint);
 		glp_set_row_name(lp, row, name);
 		glp_set_row_bnds(lp, row, GLP_FX, (double) k->count, (double) k->count);
-		for (unsigned c = 0; c < nclasses; c++)
+		for (unsigned c = 0; c < bound_nclasses; c++)
 		{
 			if (isnan(k->length[c]))
 				continue;
 			col++;
-			snprintf(name, sizeof(name), "n_%s_%08x_class%u", kind_name(k), k->footprint, c);
+			snprintf(name, sizeof(name), "n_%s_%08x_class%u", bound_kind_name(k), k->footprint, c);
 			glp_set_col_name(lp, col, name);
 			glp_set_col_bnds(lp, col, GLP_LO, 0.0, 0.0);
 			if (integer)
@@ -238,17 +234,17 @@ static glp_prob *build_lp(int integer)
 			ne++;
 			ia[ne] = row, ja[ne] = col, ar[ne] = 1.0;
 			ne++;
-			ia[ne] = (int) nkinds + 1 + (int) c, ja[ne] = col, ar[ne] = k->length[c];
+			ia[ne] = (int) bound_nkinds + 1 + (int) c, ja[ne] = col, ar[ne] = k->length[c];
 		}
 	}
-	for (unsigned c = 0; c < nclasses; c++)
+	for (unsigned c = 0; c < bound_nclasses; c++)
 	{
-		int r = (int) nkinds + 1 + (int) c;
+		int r = (int) bound_nkinds + 1 + (int) c;
 		snprintf(name, sizeof(name), "time_class%u", c);
 		glp_set_row_name(lp, r, name);
 		glp_set_row_bnds(lp, r, GLP_UP, 0.0, 0.0);
 		ne++;
-		ia[ne] = r, ja[ne] = 1, ar[ne] = -(double) classes[c].nworkers;
+		ia[ne] = r, ja[ne] = 1, ar[ne] = -(double) bound_classes[c].nworkers;
 	}
 	glp_load_matrix(lp, ne, ia, ja, ar);
 	free(ia);
@@ -270,8 +266,15 @@ static double solve(glp_prob *lp, int integer)
 	glp_iocp iocp;
 	glp_init_iocp(&iocp);
 	iocp.msg_lev = GLP_MSG_OFF;
-	if (glp_intopt(lp, &iocp) || glp_mip_status(lp) != GLP_OPT)
+	/* the scheduling program of a large graph may take forever */
+	iocp.tm_lim = 60000;
+	int ret = glp_intopt(lp, &iocp);
+	if (ret || glp_mip_status(lp) != GLP_OPT)
+	{
+		rt_error("starpu_bound_compute: GLPK found no optimal whole-task solution (%s): no integer bound",
+			 ret == GLP_ETMLIM ? "time limit of 60 s reached" : "solver failure");
 		return -1.0;
+	}
 	return glp_mip_obj_val(lp);
 }
 #endif
@@ -284,15 +287,24 @@ void starpu_bound_compute(double *res, double *integer_res, int integer)
 		*integer_res = -1.0;
 #ifdef STARPU_HAVE_GLPK_H
 	os_mutex_lock(&bound_lock);
-	if (unknown)
+	if (bound_unknown)
 	{
-		unsigned long n = unknown;
+		unsigned long n = bound_unknown;
 		os_mutex_unlock(&bound_lock);
 		rt_error("starpu_bound_compute: %lu recorded task(s) have no performance prediction (calibrate their models): no bound", n);
 		return;
 	}
-	glp_prob *lp = build_lp(0);
-	glp_prob *ilp = integer ? build_lp(1) : NULL;
+	glp_prob *lp, *ilp;
+	if (bound_with_deps)
+	{
+		lp = bound_deps_build(0, "starpu_bound_compute");
+		ilp = integer && lp ? bound_deps_build(1, "starpu_bound_compute") : NULL;
+	}
+	else
+	{
+		lp = build_lp(0);
+		ilp = integer ? build_lp(1) : NULL;
+	}
 	os_mutex_unlock(&bound_lock);
 	if (lp && res)
 	{
@@ -314,11 +326,13 @@ void starpu_bound_compute(double *res, double *integer_res, int integer)
 }
 
 #ifdef STARPU_HAVE_GLPK_H
-/* Writes the LP through GLPK's writer (which wants a file name) into out. */
+/* Writes the LP through GLPK's writer (which wants a file name) into out:
+ * with dependencies, the whole scheduling program (whole tasks on
+ * workers), as StarPU writes it. */
 static void write_lp(FILE *out, int mps, const char *fn)
 {
 	os_mutex_lock(&bound_lock);
-	glp_prob *lp = build_lp(0);
+	glp_prob *lp = bound_with_deps ? bound_deps_build(1, fn) : build_lp(0);
 	os_mutex_unlock(&bound_lock);
 	if (!lp)
 	{
@@ -380,10 +394,16 @@ void starpu_bound_print_dot(FILE *output)
 	if (!output)
 		return;
 	os_mutex_lock(&bound_lock);
-	fprintf(output, "digraph starpu_bound {\n\t/* the recorded tasks by kind (deps=%d, prio=%d) */\n", record_deps, record_prio);
+	if (bound_with_deps)
+	{
+		bound_deps_print_dot(output);
+		os_mutex_unlock(&bound_lock);
+		return;
+	}
+	fprintf(output, "digraph starpu_bound {\n\t/* the recorded tasks by kind (deps=%d, prio=%d) */\n", bound_with_deps, bound_with_prio);
 	unsigned i = 0;
-	for (struct kind *k = kinds; k; k = k->next, i++)
-		fprintf(output, "\tkind%u [label=\"%s %08x x%lu\"];\n", i, kind_name(k), k->footprint, k->count);
+	for (struct bound_kind *k = bound_kinds; k; k = k->next, i++)
+		fprintf(output, "\tkind%u [label=\"%s %08x x%lu\"];\n", i, bound_kind_name(k), k->footprint, k->count);
 	fprintf(output, "}\n");
 	os_mutex_unlock(&bound_lock);
 }
@@ -394,20 +414,20 @@ void starpu_bound_print(FILE *output, int integer)
 		return;
 	double res = -1.0, ires = -1.0;
 	starpu_bound_compute(&res, &ires, integer);
-	fprintf(output, "Theoretical minimum execution time: %f ms\n", res);
+	fprintf(output, "Theoretical minimum execution time%s: %f ms\n", bound_with_deps ? " with dependencies" : "", res);
 	if (integer)
 		fprintf(output, "Theoretical minimum execution time with whole tasks: %f ms\n", ires);
 	os_mutex_lock(&bound_lock);
-	for (unsigned c = 0; c < nclasses; c++)
+	for (unsigned c = 0; c < bound_nclasses; c++)
 	{
 		char name[64];
-		starpu_worker_get_name(classes[c].worker, name, sizeof(name));
-		fprintf(output, "class %u: %u worker(s) like %s\n", c, classes[c].nworkers, name);
+		starpu_worker_get_name(bound_classes[c].worker, name, sizeof(name));
+		fprintf(output, "class %u: %u worker(s) like %s\n", c, bound_classes[c].nworkers, name);
 	}
-	for (struct kind *k = kinds; k; k = k->next)
+	for (struct bound_kind *k = bound_kinds; k; k = k->next)
 	{
-		fprintf(output, "%s (footprint %08x): %lu task(s); length per class (us):", kind_name(k), k->footprint, k->count);
-		for (unsigned c = 0; c < nclasses; c++)
+		fprintf(output, "%s (footprint %08x): %lu task(s); length per class (us):", bound_kind_name(k), k->footprint, k->count);
+		for (unsigned c = 0; c < bound_nclasses; c++)
 			fprintf(output, " %g", k->length[c]);
 		fputc('\n', output);
 	}

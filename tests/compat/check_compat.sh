@@ -60,8 +60,11 @@ for src in "$top_srcdir"/tests/compat/compat_*.c; do
 			[ -n "$ASAN_OPTIONS" ] && rpath="$rpath -fsanitize=address,undefined"
 		fi
 		exe="$tmp/$name.$impl"
+		# Libraries a program calls itself (a line "/* compat-libs: ... */"),
+		# e.g. OpenCL for its kernels: StarPU's .pc does not bring them.
+		extra=$(sed -n 's|^/\* compat-libs: \(.*\) \*/$|\1|p' "$src")
 		# shellcheck disable=SC2086
-		if ! $CC -std=gnu11 -Wall -o "$exe" "$src" $flags $rpath -lpthread >"$tmp/cc.log" 2>&1; then
+		if ! $CC -std=gnu11 -Wall -o "$exe" "$src" $flags $rpath $extra -lpthread >"$tmp/cc.log" 2>&1; then
 			echo "$name: does not build against $impl:"; cat "$tmp/cc.log"; fail=1; continue
 		fi
 		timeout -k 10 120 "$exe" >"$tmp/run.log" 2>&1
