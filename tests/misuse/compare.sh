@@ -68,7 +68,7 @@ unset STARPU_SCHED STARPU_NCPU STARPU_NCPUS STARPU_LIMIT_CPU_MEM STARPU_CALIBRAT
 # frame, not blank; '|' escaped for Markdown, cut at 110 characters.
 first_message() {
 	grep -v -e '^[[:space:]]*$' -e '\[0x[0-9a-f]*\]$' "$1" | head -n 1 |
-		sed -e 's/^\[vela\] error: //' -e 's/|/\\|/g' -e 's/`/'"'"'/g' | cut -c 1-110
+		sed -e 's/^\[vela\] error: //' -e 's/0x[0-9a-f]\{9,\}/0x.../g' -e 's/|/\\|/g' -e 's/`/'"'"'/g' | cut -c 1-110
 }
 
 # classify EXE CASE: prints "category<TAB>text" for one run.
