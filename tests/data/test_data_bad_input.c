@@ -3,7 +3,7 @@
  * handles go on working.
  *
  * Unregistering twice, using a handle after unregistering it, registering
- * a NULL buffer with a home node, a home node that does not exist, disks
+ * a NULL buffer with a home node, elements of no size, a home node that does not exist, disks
  * that cannot be used (missing, not a directory, not writable, too small),
  * a reduction without reduction methods, acquiring on a node the
  * application cannot address, releasing what was not acquired,
@@ -152,6 +152,28 @@ static void test_register_null(void)
 	starpu_vector_data_register(&h, -1, 0, 10, sizeof(int));
 	CU_ASSERT_PTR_NOT_NULL(h);
 	starpu_data_unregister(h);
+	check_runtime_works();
+}
+
+/* Elements of no size: refused, no handle. */
+static void test_register_zero_elemsize(void)
+{
+	static int buf[64];
+	starpu_data_handle_t h = (starpu_data_handle_t) (uintptr_t) 1;
+	vtest_capture_stderr_begin();
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t) buf, 16, 0);
+	check_message(vtest_capture_stderr_end(), "starpu_vector_data_register: elemsize is 0 (16 elements");
+	CU_ASSERT_PTR_NULL(h);
+	h = (starpu_data_handle_t) (uintptr_t) 1;
+	vtest_capture_stderr_begin();
+	starpu_matrix_data_register(&h, STARPU_MAIN_RAM, (uintptr_t) buf, 4, 4, 4, 0);
+	check_message(vtest_capture_stderr_end(), "starpu_matrix_data_register: elemsize is 0 (4x4 elements");
+	CU_ASSERT_PTR_NULL(h);
+	h = (starpu_data_handle_t) (uintptr_t) 1;
+	vtest_capture_stderr_begin();
+	starpu_block_data_register(&h, -1, 0, 4, 16, 4, 4, 4, 0);
+	check_message(vtest_capture_stderr_end(), "starpu_block_data_register: elemsize is 0 (4x4x4 elements");
+	CU_ASSERT_PTR_NULL(h);
 	check_runtime_works();
 }
 
@@ -556,6 +578,7 @@ static const struct vtest_case cases[] =
 	{ "use_after_unregister", test_use_after_unregister },
 	{ "register_null", test_register_null },
 	{ "register_bad_home", test_register_bad_home },
+	{ "register_zero_elemsize", test_register_zero_elemsize },
 	{ "disk_unusable", test_disk_unusable },
 	{ "redux_without_methods", test_redux_without_methods },
 	{ "acquire_release_misuse", test_acquire_release_misuse },

@@ -25,27 +25,26 @@ mkdir -p "$tmp/home"
 "$misuse" expect >"$tmp/cases" || { echo "FAIL: misuse expect"; exit 1; }
 n=$(wc -l <"$tmp/cases")
 [ "$n" -ge 27 ] || { echo "FAIL: only $n cases"; exit 1; }
-fail=0
-ok=0
-tab=$(printf '\t')
-while IFS="$tab" read -r name erc eafter what emsg; do
+# One case: its verdict in $tmp/r.$i, its output in $tmp/[oe].$i.
+run_case() {
+	i=$1 name=$2 erc=$3 eafter=$4 what=$5 emsg=$6
+	o=$tmp/o.$i e=$tmp/e.$i r=$tmp/r.$i
 	if [ "$erc" = hang ]; then
-		timeout -k 2 "$hang_limit" "$misuse" "$name" >"$tmp/o" 2>"$tmp/e"
+		timeout -k 2 "$hang_limit" "$misuse" "$name" >"$o" 2>"$e"
 		rc=$?
 		if [ $rc = 124 ] || [ $rc = 137 ]; then
-			echo "ok: $name ($what): blocked after $hang_limit s, as documented"
-			ok=$((ok + 1))
+			echo "ok: $name ($what): blocked after $hang_limit s, as documented" >"$r"
 		else
-			echo "FAIL: $name ($what): documented as blocking, but ended with $rc:"; cat "$tmp/o" "$tmp/e"; fail=1
+			{ echo "FAIL: $name ($what): documented as blocking, but ended with $rc:"; cat "$o" "$e"; } >"$r"
 		fi
-		continue
+		return
 	fi
-	timeout -k 2 "$limit" "$misuse" "$name" >"$tmp/o" 2>"$tmp/e"
+	timeout -k 2 "$limit" "$misuse" "$name" >"$o" 2>"$e"
 	rc=$?
 	problem=
-	ret=$(sed -n 's/^returned //p' "$tmp/o" | head -n 1)
-	after=$(sed -n 's/^after: //p' "$tmp/o" | head -n 1)
-	lines=$(grep -c . "$tmp/e")
+	ret=$(sed -n 's/^returned //p' "$o" | head -n 1)
+	after=$(sed -n 's/^after: //p' "$o" | head -n 1)
+	lines=$(grep -c . "$e")
 	if [ $rc = 124 ] || [ $rc = 137 ]; then
 		problem="hangs (killed after $limit s)"
 	elif [ $rc != 0 ]; then
@@ -56,18 +55,43 @@ while IFS="$tab" read -r name erc eafter what emsg; do
 		problem="after the misuse: '$after', expected '$eafter'"
 	elif [ "$lines" != 1 ]; then
 		problem="$lines lines on stderr, expected one"
-	elif ! grep -F -q -- "$emsg" "$tmp/e"; then
+	elif ! grep -F -q -- "$emsg" "$e"; then
 		problem="the message does not contain '$emsg'"
 	fi
 	if [ -n "$problem" ]; then
-		echo "FAIL: $name ($what): $problem"
-		sed 's/^/  stdout: /' "$tmp/o"
-		sed 's/^/  stderr: /' "$tmp/e"
-		fail=1
+		{
+			echo "FAIL: $name ($what): $problem"
+			sed 's/^/  stdout: /' "$o"
+			sed 's/^/  stderr: /' "$e"
+		} >"$r"
 	else
-		echo "ok: $name ($what): $ret: $(cat "$tmp/e")"
-		ok=$((ok + 1))
+		echo "ok: $name ($what): $ret: $(cat "$e")" >"$r"
 	fi
+}
+
+# The cases are separate processes that mostly wait (loading, starting
+# workers): a few at a time.
+tab=$(printf '\t')
+i=0
+while IFS="$tab" read -r name erc eafter what emsg; do
+	i=$((i + 1))
+	run_case "$i" "$name" "$erc" "$eafter" "$what" "$emsg" &
+	[ $((i % 4)) = 0 ] && wait
 done <"$tmp/cases"
+wait
+fail=0
+ok=0
+j=1
+while [ $j -le "$i" ]; do
+	if [ ! -f "$tmp/r.$j" ]; then
+		echo "FAIL: case $j left no verdict"; fail=1
+	elif grep -q '^ok: ' "$tmp/r.$j"; then
+		ok=$((ok + 1))
+	else
+		fail=1
+	fi
+	cat "$tmp/r.$j" 2>/dev/null
+	j=$((j + 1))
+done
 echo "$ok of $n misuse cases as documented"
 exit $fail

@@ -561,7 +561,128 @@ static int child_bad_index(void)
 	return PRINTED_RC;
 }
 
+static int partition_null_filter(void)
+{
+	start_with_vector(16);
+	starpu_data_partition(vh, NULL);
+	printf("returned void\n");
+	fflush(stdout);
+	if (starpu_data_get_nb_children(vh) > 0)
+		starpu_data_unpartition(vh, STARPU_MAIN_RAM);
+	starpu_data_unregister(vh);
+	return PRINTED_RC;
+}
+
+static int sub_data_unpartitioned(void)
+{
+	start_with_vector(16);
+	starpu_data_handle_t c = starpu_data_get_sub_data(vh, 1, 0);
+	printf("returned %s\n", c ? "a handle" : "NULL");
+	fflush(stdout);
+	starpu_data_unregister(vh);
+	return PRINTED_RC;
+}
+
+static int register_zero_elemsize(void)
+{
+	start_with_var();
+	starpu_data_handle_t h = NULL;
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t) vec, 16, 0);
+	printf("returned void\n");
+	fflush(stdout);
+	if (h)
+	{
+		starpu_task_insert(&read_cl, STARPU_R, h, 0);
+		starpu_data_unregister(h);
+	}
+	return PRINTED_RC;
+}
+
+static int matrix_ld_too_small(void)
+{
+	start_with_var();
+	starpu_data_handle_t h = NULL;
+	/* 4 x 4 elements with rows 2 elements apart: they overlap. */
+	starpu_matrix_data_register(&h, STARPU_MAIN_RAM, (uintptr_t) vec, 2, 4, 4, sizeof(vec[0]));
+	printf("returned void\n");
+	fflush(stdout);
+	if (h)
+		starpu_data_unregister(h);
+	return PRINTED_RC;
+}
+
+static int acquire_mode_none(void)
+{
+	start_with_var();
+	int rc = starpu_data_acquire(xh, STARPU_NONE);
+	if (rc == 0)
+		starpu_data_release(xh);
+	return rc;
+}
+
+static void unregister_callback(void *arg)
+{
+	(void) arg;
+	starpu_data_unregister(xh);
+}
+
+static int unregister_in_callback(void)
+{
+	start_with_var();
+	if (starpu_task_insert(&inc_cl, STARPU_RW, xh, STARPU_CALLBACK, unregister_callback, 0) != 0)
+		return 2;
+	starpu_task_wait_for_all();
+	return VOID_RC;
+}
+
+static int redux_without_methods(void)
+{
+	start_with_var();
+	static struct starpu_codelet redux_cl = { .cpu_funcs = { inc_var }, .nbuffers = 1, .modes = { STARPU_REDUX }, .name = "redux" };
+	return starpu_task_insert(&redux_cl, STARPU_REDUX, xh, 0);
+}
+
+static int declare_deps_null_task(void)
+{
+	start_with_var();
+	struct starpu_task *t = starpu_task_create();
+	t->cl = &cl0;
+	struct starpu_task *deps[1] = { NULL };
+	starpu_task_declare_deps_array(t, 1, deps);
+	printf("returned void\n");
+	fflush(stdout);
+	if (starpu_task_submit(t) != 0)
+		discard(t);
+	starpu_task_wait_for_all();
+	return PRINTED_RC;
+}
+
+static int malloc_null_ptr(void)
+{
+	start_with_var();
+	return starpu_malloc(NULL, 64);
+}
+
+static int worker_name_bad_id(void)
+{
+	start_with_var();
+	char name[64] = "";
+	starpu_worker_get_name(9999, name, sizeof(name));
+	printf("returned void\n");
+	fflush(stdout);
+	return PRINTED_RC;
+}
+
 /* ---------------------------------------------------------- sched contexts */
+
+static int ctx_submit_deleted(void)
+{
+	start_with_var();
+	int workers[1] = { 0 };
+	unsigned ctx = starpu_sched_ctx_create(workers, 1, "gone", 0);
+	starpu_sched_ctx_delete(ctx);
+	return starpu_task_insert(&cl0, STARPU_SCHED_CTX, ctx, 0);
+}
 
 static int ctx_delete_invalid(void)
 {
@@ -691,6 +812,28 @@ static const struct misuse_case cases[] =
 	  "starpu_data_unregister of a partitioned handle" },
 	{ "child_bad_index", NULL, child_bad_index, "NULL", "piece 9 of 4",
 	  "starpu_data_get_sub_data: piece 9 of 4" },
+	{ "partition_null_filter", NULL, partition_null_filter, "void", "starpu_data_partition: the filter is NULL",
+	  "starpu_data_partition(handle, NULL)" },
+	{ "sub_data_unpartitioned", NULL, sub_data_unpartitioned, "NULL", "is not partitioned",
+	  "starpu_data_get_sub_data of an unpartitioned handle" },
+	{ "register_zero_elemsize", NULL, register_zero_elemsize, "void", "starpu_vector_data_register: elemsize is 0",
+	  "vector of 16 elements of 0 bytes" },
+	{ "matrix_ld_too_small", NULL, matrix_ld_too_small, "void", "ld=2 is smaller than nx=4",
+	  "matrix 4x4 registered with ld = 2" },
+	{ "acquire_mode_none", NULL, acquire_mode_none, "-EINVAL", "access mode 0x0 is not valid",
+	  "starpu_data_acquire(STARPU_NONE)" },
+	{ "unregister_in_callback", NULL, unregister_in_callback, "void", "starpu_data_unregister called from a callback",
+	  "starpu_data_unregister from a callback" },
+	{ "redux_without_methods", NULL, redux_without_methods, "-EINVAL", "starpu_data_set_reduction_methods was not called",
+	  "STARPU_REDUX without reduction methods" },
+	{ "declare_deps_null_task", NULL, declare_deps_null_task, "void", "dependency 0 of task 'cl0' is NULL",
+	  "starpu_task_declare_deps_array with a NULL task" },
+	{ "malloc_null_ptr", NULL, malloc_null_ptr, "-EINVAL", "starpu_malloc: the result pointer is NULL",
+	  "starpu_malloc(NULL, 64)" },
+	{ "worker_name_bad_id", NULL, worker_name_bad_id, "void", "starpu_worker_get_name: worker 9999 does not exist",
+	  "starpu_worker_get_name(9999)" },
+	{ "ctx_submit_deleted", NULL, ctx_submit_deleted, "-EINVAL", "task->sched_ctx 1 is not a scheduling context",
+	  "task_insert into a deleted context" },
 	{ "ctx_delete_invalid", NULL, ctx_delete_invalid, "void", "sched_ctx_id 77 is not a scheduling context",
 	  "starpu_sched_ctx_delete(77)" },
 	{ "ctx_create_bad_worker", NULL, ctx_add_bad_worker, "STARPU_NMAX_SCHED_CTXS", "workerids[0] = 9999",
