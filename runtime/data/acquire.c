@@ -164,7 +164,7 @@ static void granted_cb(struct job *job)
  * (a write on either side) would wait for that thread to release it, i.e.
  * for ever: StarPU 1.3 hangs there. Acquisitions through a callback have
  * no owner (any thread may release them) and are not counted. */
-static int held_by_caller(starpu_data_handle_t h, enum starpu_data_access_mode mode)
+int data_held_by_caller(starpu_data_handle_t h, enum starpu_data_access_mode mode, const char *fn)
 {
 	struct rt_thread *self = rt_thread();
 	int conflict = 0;
@@ -177,8 +177,8 @@ static int held_by_caller(starpu_data_handle_t h, enum starpu_data_access_mode m
 		}
 	os_mutex_unlock(&h->lock);
 	if (conflict)
-		rt_error("starpu_data_acquire: handle %p is already acquired by this thread in mode %s; acquiring it again "
-			 "in mode %s would wait for its own release (-EDEADLK)", (void *) h,
+		rt_error("%s: handle %p is already acquired by this thread in mode %s; accessing it "
+			 "in mode %s would wait for its own release (-EDEADLK)", fn, (void *) h,
 			 (conflict & STARPU_RW) == STARPU_RW ? "STARPU_RW" : conflict & STARPU_W ? "STARPU_W" : "STARPU_R",
 			 (mode & STARPU_RW) == STARPU_RW ? "STARPU_RW" : mode & STARPU_W ? "STARPU_W" : "STARPU_R");
 	return conflict != 0;
@@ -191,7 +191,7 @@ int starpu_data_acquire_on_node(starpu_data_handle_t handle, int node, enum star
 		return ret;
 	if (rt_may_not_block("starpu_data_acquire"))
 		return -EDEADLK;
-	if (held_by_caller(handle, mode))
+	if (data_held_by_caller(handle, mode, "starpu_data_acquire"))
 		return -EDEADLK;
 	struct job *job = acquire_job_new(handle, node, mode, 1);
 	if (!job)

@@ -319,7 +319,7 @@ static void test_acquire_twice(void)
 	CU_ASSERT_EQUAL_FATAL(starpu_data_acquire(h, STARPU_RW), 0);
 	vtest_capture_stderr_begin();
 	CU_ASSERT_EQUAL(starpu_data_acquire(h, STARPU_RW), -EDEADLK);
-	check_message(vtest_capture_stderr_end(), "already acquired by this thread in mode STARPU_RW; acquiring it again in mode STARPU_RW");
+	check_message(vtest_capture_stderr_end(), "already acquired by this thread in mode STARPU_RW; accessing it in mode STARPU_RW");
 	vtest_capture_stderr_begin();
 	CU_ASSERT_EQUAL(starpu_data_acquire(h, STARPU_R), -EDEADLK);
 	check_message(vtest_capture_stderr_end(), "in mode STARPU_R would wait for its own release");

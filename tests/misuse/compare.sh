@@ -53,11 +53,11 @@ sed -e "s|^prefix=.*|prefix=$prefix|" -e 's|^exec_prefix=.*|exec_prefix=${prefix
     "$top_builddir/vela.pc" >"$tmp/pc/vela.pc"
 starpu_flags=$(pkg-config --cflags --libs starpu-1.3) || exit 1
 vela_flags=$(PKG_CONFIG_PATH="$tmp/pc${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}" pkg-config --cflags --libs vela) || exit 1
-src=$top_srcdir/tests/misuse/misuse.c
+src="$top_srcdir/tests/misuse/misuse.c $top_srcdir/tests/misuse/misuse_data.c"
 # shellcheck disable=SC2086
-$CC -std=gnu11 -o "$tmp/misuse.starpu" "$src" $starpu_flags -lpthread || exit 1
+$CC -std=gnu11 -o "$tmp/misuse.starpu" $src $starpu_flags -lpthread || exit 1
 # shellcheck disable=SC2086
-$CC -std=gnu11 -o "$tmp/misuse.vela" "$src" $vela_flags -Wl,-rpath,"$prefix/lib" -lpthread || exit 1
+$CC -std=gnu11 -o "$tmp/misuse.vela" $src $vela_flags -Wl,-rpath,"$prefix/lib" -lpthread || exit 1
 
 STARPU_SILENT=1 STARPU_HOME="$tmp/home" STARPU_WORKERS_NOBIND=1 OPENBLAS_NUM_THREADS=1
 export STARPU_SILENT STARPU_HOME STARPU_WORKERS_NOBIND OPENBLAS_NUM_THREADS

@@ -1,5 +1,7 @@
 /* misuse.c — kinds of StarPU API misuse, one per case, for comparing what
- * StarPU 1.3 and Vela do with them (issue 22). Plain StarPU 1.3 API only:
+ * StarPU 1.3 and Vela do with them (issue 22): the cases of init, tasks,
+ * tags and contexts, the table of all cases and main (the data cases are
+ * in misuse_data.c). Plain StarPU 1.3 API only:
  * the same source is built against both (tests/misuse/compare.sh) and
  * against Vela alone in `make check` (tests/misuse/check_misuse.sh).
  *
@@ -25,36 +27,36 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define VOID_RC INT_MIN
-#define PRINTED_RC (INT_MIN + 1) /* the case printed what it got itself */
+#include "misuse.h"
 
-static void noop(void *buffers[], void *arg)
+
+void noop(void *buffers[], void *arg)
 {
 	(void) buffers;
 	(void) arg;
 }
 
-static void inc_var(void *buffers[], void *arg)
+void inc_var(void *buffers[], void *arg)
 {
 	(void) arg;
 	(*(int *) STARPU_VARIABLE_GET_PTR(buffers[0]))++;
 }
 
 /* Reads the first element of a vector (of a vector registered at NULL). */
-static void read_vector(void *buffers[], void *arg)
+void read_vector(void *buffers[], void *arg)
 {
 	(void) arg;
 	volatile int *v = (int *) STARPU_VECTOR_GET_PTR(buffers[0]);
 	(void) v[0];
 }
 
-static struct starpu_codelet cl0 = { .cpu_funcs = { noop }, .nbuffers = 0, .name = "cl0" };
-static struct starpu_codelet inc_cl = { .cpu_funcs = { inc_var }, .nbuffers = 1, .modes = { STARPU_RW }, .name = "inc" };
+struct starpu_codelet cl0 = { .cpu_funcs = { noop }, .nbuffers = 0, .name = "cl0" };
+struct starpu_codelet inc_cl = { .cpu_funcs = { inc_var }, .nbuffers = 1, .modes = { STARPU_RW }, .name = "inc" };
 static struct starpu_codelet two_cl = { .cpu_funcs = { noop }, .nbuffers = 2, .modes = { STARPU_RW, STARPU_R }, .name = "two" };
-static struct starpu_codelet read_cl = { .cpu_funcs = { read_vector }, .nbuffers = 1, .modes = { STARPU_R }, .name = "read" };
+struct starpu_codelet read_cl = { .cpu_funcs = { read_vector }, .nbuffers = 1, .modes = { STARPU_R }, .name = "read" };
 
 /* The default start: two CPU workers, no device. */
-static int start(void)
+int start(void)
 {
 	struct starpu_conf conf;
 	starpu_conf_init(&conf);
@@ -63,10 +65,10 @@ static int start(void)
 	return starpu_init(&conf);
 }
 
-static int x_var;
-static starpu_data_handle_t xh;
+int x_var;
+starpu_data_handle_t xh;
 
-static void start_with_var(void)
+void start_with_var(void)
 {
 	if (start() != 0)
 	{
@@ -93,7 +95,7 @@ static struct starpu_task *held_task(int detached)
 
 /* A task whose submission failed is the application's to free (StarPU
  * 1.3 refuses starpu_task_destroy on a task with destroy = 1). */
-static void discard(struct starpu_task *t)
+void discard(struct starpu_task *t)
 {
 	t->destroy = 0;
 	starpu_task_destroy(t);
@@ -369,279 +371,6 @@ static int tag_self_dependency(void)
 	return PRINTED_RC;
 }
 
-/* ------------------------------------------------------------------- data */
-
-static int unregister_twice(void)
-{
-	start_with_var();
-	starpu_data_unregister(xh);
-	starpu_data_unregister(xh);
-	xh = NULL;
-	return VOID_RC;
-}
-
-static int use_after_unregister(void)
-{
-	start_with_var();
-	starpu_data_unregister(xh);
-	int rc = starpu_task_insert(&inc_cl, STARPU_RW, xh, 0);
-	starpu_task_wait_for_all();
-	xh = NULL;
-	return rc;
-}
-
-static int unregister_while_acquired(void)
-{
-	start_with_var();
-	if (starpu_data_acquire(xh, STARPU_RW) != 0)
-		return 2;
-	starpu_data_unregister(xh);
-	starpu_data_release(xh);
-	return VOID_RC;
-}
-
-static int acquire_twice(void)
-{
-	start_with_var();
-	if (starpu_data_acquire(xh, STARPU_RW) != 0)
-		return 2;
-	int rc = starpu_data_acquire(xh, STARPU_RW);
-	starpu_data_release(xh);
-	if (rc == 0)
-		starpu_data_release(xh);
-	return rc;
-}
-
-static int release_without_acquire(void)
-{
-	start_with_var();
-	starpu_data_release(xh);
-	return VOID_RC;
-}
-
-static int acquire_bad_node(void)
-{
-	start_with_var();
-	int rc = starpu_data_acquire_on_node(xh, 99, STARPU_R);
-	if (rc == 0)
-		starpu_data_release_on_node(xh, 99);
-	return rc;
-}
-
-static int register_null_ptr(void)
-{
-	start_with_var();
-	starpu_data_handle_t h = NULL;
-	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t) NULL, 16, sizeof(int));
-	printf("returned void\n");
-	fflush(stdout);
-	/* What a registration that was accepted leads to. */
-	if (h)
-	{
-		starpu_task_insert(&read_cl, STARPU_R, h, 0);
-		starpu_data_unregister(h);
-	}
-	return PRINTED_RC;
-}
-
-static int register_bad_node(void)
-{
-	start_with_var();
-	static int y;
-	starpu_data_handle_t h = NULL;
-	starpu_variable_data_register(&h, 42, (uintptr_t) &y, sizeof(y));
-	printf("returned void\n");
-	fflush(stdout);
-	if (h)
-	{
-		starpu_task_insert(&inc_cl, STARPU_RW, h, 0);
-		starpu_data_unregister(h);
-	}
-	return PRINTED_RC;
-}
-
-/* ------------------------------------------------------------- partitions */
-
-static int vec[16];
-static starpu_data_handle_t vh;
-
-static void start_with_vector(unsigned n)
-{
-	start_with_var();
-	starpu_vector_data_register(&vh, STARPU_MAIN_RAM, (uintptr_t) vec, n, sizeof(vec[0]));
-}
-
-static struct starpu_data_filter block_filter(unsigned nparts)
-{
-	struct starpu_data_filter f;
-	memset(&f, 0, sizeof(f));
-	f.filter_func = starpu_vector_filter_block;
-	f.nchildren = nparts;
-	return f;
-}
-
-static int partition_twice(void)
-{
-	start_with_vector(16);
-	struct starpu_data_filter f = block_filter(4);
-	starpu_data_partition(vh, &f);
-	starpu_data_partition(vh, &f);
-	printf("returned void\n");
-	fflush(stdout);
-	starpu_data_unpartition(vh, STARPU_MAIN_RAM);
-	starpu_data_unregister(vh);
-	return PRINTED_RC;
-}
-
-static int unpartition_bad_node(void)
-{
-	start_with_vector(16);
-	struct starpu_data_filter f = block_filter(4);
-	starpu_data_partition(vh, &f);
-	starpu_data_unpartition(vh, 99);
-	printf("returned void\n");
-	fflush(stdout);
-	if (starpu_data_get_nb_children(vh) > 0)
-		starpu_data_unpartition(vh, STARPU_MAIN_RAM);
-	starpu_data_unregister(vh);
-	return PRINTED_RC;
-}
-
-static int unpartition_not_partitioned(void)
-{
-	start_with_vector(16);
-	starpu_data_unpartition(vh, STARPU_MAIN_RAM);
-	printf("returned void\n");
-	fflush(stdout);
-	starpu_data_unregister(vh);
-	return PRINTED_RC;
-}
-
-static int filter_too_many_parts(void)
-{
-	start_with_vector(4);
-	struct starpu_data_filter f = block_filter(8);
-	starpu_data_partition(vh, &f);
-	printf("returned void\n");
-	fflush(stdout);
-	if (starpu_data_get_nb_children(vh) > 0)
-		starpu_data_unpartition(vh, STARPU_MAIN_RAM);
-	starpu_data_unregister(vh);
-	return PRINTED_RC;
-}
-
-static int unregister_partitioned(void)
-{
-	start_with_vector(16);
-	struct starpu_data_filter f = block_filter(4);
-	starpu_data_partition(vh, &f);
-	starpu_data_unregister(vh);
-	printf("returned void\n");
-	fflush(stdout);
-	if (starpu_data_get_nb_children(vh) > 0)
-	{
-		starpu_data_unpartition(vh, STARPU_MAIN_RAM);
-		starpu_data_unregister(vh);
-	}
-	return PRINTED_RC;
-}
-
-static int child_bad_index(void)
-{
-	start_with_vector(16);
-	struct starpu_data_filter f = block_filter(4);
-	starpu_data_partition(vh, &f);
-	starpu_data_handle_t c = starpu_data_get_sub_data(vh, 1, 9);
-	printf("returned %s\n", c ? "a handle" : "NULL");
-	fflush(stdout);
-	if (c)
-		starpu_task_insert(&read_cl, STARPU_R, c, 0);
-	starpu_data_unpartition(vh, STARPU_MAIN_RAM);
-	starpu_data_unregister(vh);
-	return PRINTED_RC;
-}
-
-static int partition_null_filter(void)
-{
-	start_with_vector(16);
-	starpu_data_partition(vh, NULL);
-	printf("returned void\n");
-	fflush(stdout);
-	if (starpu_data_get_nb_children(vh) > 0)
-		starpu_data_unpartition(vh, STARPU_MAIN_RAM);
-	starpu_data_unregister(vh);
-	return PRINTED_RC;
-}
-
-static int sub_data_unpartitioned(void)
-{
-	start_with_vector(16);
-	starpu_data_handle_t c = starpu_data_get_sub_data(vh, 1, 0);
-	printf("returned %s\n", c ? "a handle" : "NULL");
-	fflush(stdout);
-	starpu_data_unregister(vh);
-	return PRINTED_RC;
-}
-
-static int register_zero_elemsize(void)
-{
-	start_with_var();
-	starpu_data_handle_t h = NULL;
-	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t) vec, 16, 0);
-	printf("returned void\n");
-	fflush(stdout);
-	if (h)
-	{
-		starpu_task_insert(&read_cl, STARPU_R, h, 0);
-		starpu_data_unregister(h);
-	}
-	return PRINTED_RC;
-}
-
-static int matrix_ld_too_small(void)
-{
-	start_with_var();
-	starpu_data_handle_t h = NULL;
-	/* 4 x 4 elements with rows 2 elements apart: they overlap. */
-	starpu_matrix_data_register(&h, STARPU_MAIN_RAM, (uintptr_t) vec, 2, 4, 4, sizeof(vec[0]));
-	printf("returned void\n");
-	fflush(stdout);
-	if (h)
-		starpu_data_unregister(h);
-	return PRINTED_RC;
-}
-
-static int acquire_mode_none(void)
-{
-	start_with_var();
-	int rc = starpu_data_acquire(xh, STARPU_NONE);
-	if (rc == 0)
-		starpu_data_release(xh);
-	return rc;
-}
-
-static void unregister_callback(void *arg)
-{
-	(void) arg;
-	starpu_data_unregister(xh);
-}
-
-static int unregister_in_callback(void)
-{
-	start_with_var();
-	if (starpu_task_insert(&inc_cl, STARPU_RW, xh, STARPU_CALLBACK, unregister_callback, 0) != 0)
-		return 2;
-	starpu_task_wait_for_all();
-	return VOID_RC;
-}
-
-static int redux_without_methods(void)
-{
-	start_with_var();
-	static struct starpu_codelet redux_cl = { .cpu_funcs = { inc_var }, .nbuffers = 1, .modes = { STARPU_REDUX }, .name = "redux" };
-	return starpu_task_insert(&redux_cl, STARPU_REDUX, xh, 0);
-}
-
 static int declare_deps_null_task(void)
 {
 	start_with_var();
@@ -657,12 +386,6 @@ static int declare_deps_null_task(void)
 	return PRINTED_RC;
 }
 
-static int malloc_null_ptr(void)
-{
-	start_with_var();
-	return starpu_malloc(NULL, 64);
-}
-
 static int worker_name_bad_id(void)
 {
 	start_with_var();
@@ -673,7 +396,43 @@ static int worker_name_bad_id(void)
 	return PRINTED_RC;
 }
 
+static int wait_while_paused(void)
+{
+	start_with_var();
+	starpu_pause();
+	if (starpu_task_insert(&cl0, 0) != 0)
+		return 2;
+	int rc = starpu_task_wait_for_all();
+	starpu_resume();
+	return rc;
+}
+
+static int malloc_null_ptr(void)
+{
+	start_with_var();
+	return starpu_malloc(NULL, 64);
+}
+
 /* ---------------------------------------------------------- sched contexts */
+
+static int ctx_set_context_bad(void)
+{
+	start_with_var();
+	unsigned bad = 77;
+	starpu_sched_ctx_set_context(&bad);
+	int rc = starpu_task_insert(&cl0, 0);
+	unsigned global = 0;
+	starpu_sched_ctx_set_context(&global);
+	return rc;
+}
+
+static int ctx_add_workers_bad(void)
+{
+	start_with_var();
+	int workers[1] = { 9999 };
+	starpu_sched_ctx_add_workers(workers, 1, 0);
+	return VOID_RC;
+}
 
 static int ctx_submit_deleted(void)
 {
@@ -834,6 +593,30 @@ static const struct misuse_case cases[] =
 	  "starpu_worker_get_name(9999)" },
 	{ "ctx_submit_deleted", NULL, ctx_submit_deleted, "-EINVAL", "task->sched_ctx 1 is not a scheduling context",
 	  "task_insert into a deleted context" },
+	{ "invalidate_acquired", NULL, invalidate_acquired, "void", "starpu_data_invalidate: handle",
+	  "starpu_data_invalidate of data the thread holds" },
+	{ "partition_acquired", NULL, partition_acquired, "void", "starpu_data_partition: handle",
+	  "starpu_data_partition of data the thread holds" },
+	{ "fetch_while_written", NULL, fetch_while_written, "-EDEADLK", "starpu_data_fetch_on_node: handle",
+	  "starpu_data_fetch_on_node of data the thread writes" },
+	{ "unregister_submit_twice", NULL, unregister_submit_twice, "void", "is not registered (unregistered twice?)",
+	  "starpu_data_unregister_submit twice" },
+	{ "prefetch_bad_node", NULL, prefetch_bad_node, "-EINVAL", "memory node 99 does not exist",
+	  "starpu_data_prefetch_on_node(node 99)" },
+	{ "redux_methods_null", NULL, redux_methods_null, "void", "starpu_data_set_reduction_methods: handle (nil)",
+	  "starpu_data_set_reduction_methods(NULL, ...)" },
+	{ "wont_use_null", NULL, wont_use_null, "void", "starpu_data_wont_use: handle (nil)",
+	  "starpu_data_wont_use(NULL)" },
+	{ "data_cpy_null", NULL, data_cpy_null, "-EINVAL", "starpu_data_cpy: source handle (nil)",
+	  "starpu_data_cpy from a NULL handle" },
+	{ "memory_pin_null", NULL, memory_pin_null, "-EINVAL", "starpu_memory_pin: addr is NULL",
+	  "starpu_memory_pin(NULL, 100)" },
+	{ "wait_while_paused", NULL, wait_while_paused, "hang", "",
+	  "starpu_task_wait_for_all between starpu_pause and starpu_resume" },
+	{ "ctx_set_context_bad", NULL, ctx_set_context_bad, "-EINVAL", "the thread's context 77",
+	  "starpu_sched_ctx_set_context(77), then a task" },
+	{ "ctx_add_workers_bad", NULL, ctx_add_workers_bad, "void", "workerids[0] = 9999 is not a worker",
+	  "starpu_sched_ctx_add_workers(worker 9999)" },
 	{ "ctx_delete_invalid", NULL, ctx_delete_invalid, "void", "sched_ctx_id 77 is not a scheduling context",
 	  "starpu_sched_ctx_delete(77)" },
 	{ "ctx_create_bad_worker", NULL, ctx_add_bad_worker, "STARPU_NMAX_SCHED_CTXS", "workerids[0] = 9999",
