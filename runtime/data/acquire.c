@@ -49,7 +49,7 @@ void data_acquire_free(struct job *job)
 int data_blocking_acquisition_locked(starpu_data_handle_t h)
 {
 	for (struct acquire *a = h->acquisitions ? acq_of(h->acquisitions) : NULL; a; a = a->next)
-		if (a->sync)
+		if (a->sync || a->owner)
 			return 1;
 	return 0;
 }

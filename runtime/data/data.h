@@ -217,8 +217,8 @@ struct job *data_internal_job_locked(starpu_data_handle_t h, struct starpu_task 
 /* Builds job->buffers from the task (sorted, duplicates merged). Returns 0
  * or a negative errno (message printed). */
 int data_prepare_job(struct job *job);
-/* Whether h is held by a blocking acquisition (starpu_data_acquire*, not
- * _cb): one its unregistration must refuse, the caller would never release
+/* Whether h is held by a blocking acquisition (starpu_data_acquire* and
+ * _try, not _cb): one its unregistration must refuse, the caller would never release
  * it (h->lock held). An asynchronous one is waited for. */
 int data_blocking_acquisition_locked(starpu_data_handle_t h);
 /* 1 (after an error naming fn, -EDEADLK) when the calling thread holds an

@@ -346,7 +346,17 @@ static void test_acquire_twice(void)
 	CU_ASSERT_EQUAL(x, 9);
 	starpu_data_release(h);
 	starpu_pthread_join(t, NULL);
+
+	/* Held through acquire_try, as through acquire: unregistering is
+	 * refused (one line), the data stays usable. */
+	CU_ASSERT_EQUAL_FATAL(starpu_data_acquire_try(h, STARPU_RW), 0);
+	vtest_capture_stderr_begin();
 	starpu_data_unregister(h);
+	check_message(vtest_capture_stderr_end(), "still acquired");
+	starpu_data_release(h);
+	CU_ASSERT_EQUAL(submit1(&inc_cl, h), 0);
+	starpu_data_unregister(h);
+	CU_ASSERT_EQUAL(x, 10);
 }
 
 static void test_disk_node_not_addressable(void)
