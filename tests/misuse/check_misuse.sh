@@ -11,7 +11,8 @@
 : "${top_builddir:=$(cd "$(dirname "$0")/../.." && pwd)/build}"
 misuse=$top_builddir/tests/misuse/misuse
 [ -x "$misuse" ] || { echo "FAIL: $misuse is not built"; exit 1; }
-# Each case runs alone under this limit (a sanitized build is slower).
+# Each case runs in its own process under this limit (longer for a
+# sanitized build: MISUSE_TIMEOUT).
 limit=${MISUSE_TIMEOUT:-20}
 hang_limit=2
 tmp=$(mktemp -d)
