@@ -102,10 +102,13 @@ void starpu_task_destroy(struct starpu_task *task)
 	struct job *job = job_of(task);
 	if (job && job_in_flight(job))
 	{
-		/* Still running: termination frees it. */
+		/* Submitted and not finished: freeing it now would pull it
+		 * from under the runtime (StarPU 1.3 crashes later on). An
+		 * application error, said as such; termination frees it. */
 		task->destroy = 1;
 		task->detach = 1;
-		rt_warn("starpu_task_destroy: task '%s' is still running; it will be freed when done", starpu_task_get_name(task));
+		rt_error("starpu_task_destroy: task '%s' (%p) is submitted and not finished; it will be freed when done "
+			 "(wait for it before destroying it)", starpu_task_get_name(task), (void *) task);
 		return;
 	}
 	job_release_task(task);

@@ -686,6 +686,7 @@ void starpu_worker_get_name(int id, char *dst, size_t maxlen)
 		return;
 	if (!valid_id(id))
 	{
+		rt_error("starpu_worker_get_name: worker %d does not exist (%u workers)", id, rt.nworkers);
 		snprintf(dst, maxlen, "(no worker %d)", id);
 		return;
 	}

@@ -32,6 +32,7 @@ struct acquire
 	void (*user_cb)(void *arg);	/* starpu_data_acquire_cb's callback */
 	void *user_arg;
 	struct acquire_sync *sync;	/* blocking acquire: what the caller sleeps on */
+	struct rt_thread *owner;	/* the thread of a blocking or try acquisition, else NULL */
 	struct acquire *next;		/* the handle's stack of acquisitions */
 };
 
@@ -48,7 +49,7 @@ void data_acquire_free(struct job *job)
 int data_blocking_acquisition_locked(starpu_data_handle_t h)
 {
 	for (struct acquire *a = h->acquisitions ? acq_of(h->acquisitions) : NULL; a; a = a->next)
-		if (a->sync)
+		if (a->sync || a->owner)
 			return 1;
 	return 0;
 }
@@ -159,6 +160,30 @@ static void granted_cb(struct job *job)
 	t->in_callback = was;
 }
 
+/* A blocking acquisition that conflicts with one the calling thread holds
+ * (a write on either side) would wait for that thread to release it, i.e.
+ * for ever: StarPU 1.3 hangs there. Acquisitions through a callback have
+ * no owner (any thread may release them) and are not counted. */
+int data_held_by_caller(starpu_data_handle_t h, enum starpu_data_access_mode mode, const char *fn)
+{
+	struct rt_thread *self = rt_thread();
+	int conflict = 0;
+	os_mutex_lock(&h->lock);
+	for (struct acquire *a = h->acquisitions ? acq_of(h->acquisitions) : NULL; a; a = a->next)
+		if (a->owner == self && ((a->job.buffers[0].mode | mode) & STARPU_W))
+		{
+			conflict = a->job.buffers[0].mode;
+			break;
+		}
+	os_mutex_unlock(&h->lock);
+	if (conflict)
+		rt_error("%s: handle %p is already acquired by this thread in mode %s; accessing it "
+			 "in mode %s would wait for its own release (-EDEADLK)", fn, (void *) h,
+			 (conflict & STARPU_RW) == STARPU_RW ? "STARPU_RW" : conflict & STARPU_W ? "STARPU_W" : "STARPU_R",
+			 (mode & STARPU_RW) == STARPU_RW ? "STARPU_RW" : mode & STARPU_W ? "STARPU_W" : "STARPU_R");
+	return conflict != 0;
+}
+
 int starpu_data_acquire_on_node(starpu_data_handle_t handle, int node, enum starpu_data_access_mode mode)
 {
 	int ret = check_args(handle, node, mode, "starpu_data_acquire");
@@ -166,9 +191,12 @@ int starpu_data_acquire_on_node(starpu_data_handle_t handle, int node, enum star
 		return ret;
 	if (rt_may_not_block("starpu_data_acquire"))
 		return -EDEADLK;
+	if (data_held_by_caller(handle, mode, "starpu_data_acquire"))
+		return -EDEADLK;
 	struct job *job = acquire_job_new(handle, node, mode, 1);
 	if (!job)
 		return -ENOMEM;
+	acq_of(job)->owner = rt_thread();
 	struct acquire_sync s = { .done = 0 };
 	os_mutex_init(&s.mutex);
 	os_cond_init(&s.cond);
@@ -252,6 +280,7 @@ int starpu_data_acquire_on_node_try(starpu_data_handle_t handle, int node, enum 
 	/* Granted without waiting: the job is ready and holds the data. */
 	atomic_store(&job->ndeps, 0);
 	job->nacquired = 1;
+	acq_of(job)->owner = rt_thread();
 	return acquired(job);
 }
 

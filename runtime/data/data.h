@@ -217,13 +217,17 @@ struct job *data_internal_job_locked(starpu_data_handle_t h, struct starpu_task 
 /* Builds job->buffers from the task (sorted, duplicates merged). Returns 0
  * or a negative errno (message printed). */
 int data_prepare_job(struct job *job);
+/* Whether h is held by a blocking acquisition (starpu_data_acquire* and
+ * _try, not _cb): one its unregistration must refuse, the caller would never release
+ * it (h->lock held). An asynchronous one is waited for. */
+int data_blocking_acquisition_locked(starpu_data_handle_t h);
+/* 1 (after an error naming fn, -EDEADLK) when the calling thread holds an
+ * acquisition of h that a blocking acquisition in mode would wait for: it
+ * would wait for itself. Without h->lock. */
+int data_held_by_caller(starpu_data_handle_t h, enum starpu_data_access_mode mode, const char *fn);
 /* Requests access for buffers[job->nacquired..]; 1 when all are granted, 0
  * when the job is queued on a handle (the release that grants it resumes
  * it). */
-/* Whether h is held by a blocking acquisition (starpu_data_acquire*, not
- * _cb): one its unregistration must refuse, the caller would never release
- * it (h->lock held). An asynchronous one is waited for. */
-int data_blocking_acquisition_locked(starpu_data_handle_t h);
 int data_access_acquire(struct job *job);
 int data_access_try_locked(starpu_data_handle_t h, struct job_buffer *b);
 /* Releases the job's access to every handle and forgets its implicit

@@ -220,7 +220,7 @@ void starpu_data_partition(starpu_data_handle_t initial_handle, struct starpu_da
 	 * the pieces take over its parts. Data never written (registered
 	 * with no home) only needs the buffer: the pieces will write it. */
 	unsigned node = data_view_node(h);
-	if (starpu_data_acquire_on_node(h, STARPU_ACQUIRE_NO_NODE, STARPU_RW))
+	if (data_held_by_caller(h, STARPU_RW, fn) || starpu_data_acquire_on_node(h, STARPU_ACQUIRE_NO_NODE, STARPU_RW))
 		return;
 	int ret;
 	enum starpu_data_access_mode mode = has_data(h) ? STARPU_RW : STARPU_W;

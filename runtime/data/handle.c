@@ -606,6 +606,8 @@ void starpu_data_invalidate(starpu_data_handle_t handle)
 	if (rt_may_not_block("starpu_data_invalidate"))
 		return;
 	/* After the tasks submitted before. */
+	if (data_held_by_caller(handle, STARPU_W, "starpu_data_invalidate"))
+		return;
 	if (starpu_data_acquire_on_node(handle, STARPU_ACQUIRE_NO_NODE, STARPU_W) == 0)
 	{
 		invalidate_now(handle);
@@ -744,6 +746,8 @@ static int fetch(starpu_data_handle_t h, unsigned node, unsigned async, const ch
 	if (!async)
 	{
 		if (rt_may_not_block(fn))
+			return -EDEADLK;
+		if (data_held_by_caller(h, STARPU_R, fn))
 			return -EDEADLK;
 		ret = starpu_data_acquire_on_node(h, STARPU_ACQUIRE_NO_NODE, STARPU_R);
 		if (ret)

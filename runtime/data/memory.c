@@ -439,7 +439,10 @@ int starpu_free(void *A)
 int starpu_memory_pin(void *addr, size_t size)
 {
 	if (!addr)
+	{
+		rt_error("starpu_memory_pin: addr is NULL (-EINVAL)");
 		return -EINVAL;
+	}
 	int ret = rt_is_up() && !os_is_simulated() ? drv_host_register(addr, size) : -ENODEV;
 	return ret == -ENODEV ? 0 : ret;
 }
@@ -448,7 +451,10 @@ int starpu_memory_unpin(void *addr, size_t size)
 {
 	(void) size;
 	if (!addr)
+	{
+		rt_error("starpu_memory_unpin: addr is NULL (-EINVAL)");
 		return -EINVAL;
+	}
 	int ret = rt_is_up() && !os_is_simulated() ? drv_host_unregister(addr) : -ENODEV;
 	return ret == -ENODEV ? 0 : ret;
 }

@@ -3,11 +3,11 @@
  * handles go on working.
  *
  * Unregistering twice, using a handle after unregistering it, registering
- * a NULL buffer with a home node, a home node that does not exist, disks
+ * a NULL buffer with a home node, elements of no size, a home node that does not exist, disks
  * that cannot be used (missing, not a directory, not writable, too small),
  * a reduction without reduction methods, acquiring on a node the
  * application cannot address, releasing what was not acquired,
- * unregistering acquired data; malformed or unusable STARPU_LIMIT_CPU_MEM
+ * unregistering acquired data, acquiring twice from one thread; malformed or unusable STARPU_LIMIT_CPU_MEM
  * and STARPU_DISK_SWAP* settings (and a working swap disk from them).
  */
 #define _GNU_SOURCE
@@ -155,6 +155,28 @@ static void test_register_null(void)
 	check_runtime_works();
 }
 
+/* Elements of no size: refused, no handle. */
+static void test_register_zero_elemsize(void)
+{
+	static int buf[64];
+	starpu_data_handle_t h = (starpu_data_handle_t) (uintptr_t) 1;
+	vtest_capture_stderr_begin();
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t) buf, 16, 0);
+	check_message(vtest_capture_stderr_end(), "starpu_vector_data_register: elemsize is 0 (16 elements");
+	CU_ASSERT_PTR_NULL(h);
+	h = (starpu_data_handle_t) (uintptr_t) 1;
+	vtest_capture_stderr_begin();
+	starpu_matrix_data_register(&h, STARPU_MAIN_RAM, (uintptr_t) buf, 4, 4, 4, 0);
+	check_message(vtest_capture_stderr_end(), "starpu_matrix_data_register: elemsize is 0 (4x4 elements");
+	CU_ASSERT_PTR_NULL(h);
+	h = (starpu_data_handle_t) (uintptr_t) 1;
+	vtest_capture_stderr_begin();
+	starpu_block_data_register(&h, -1, 0, 4, 16, 4, 4, 4, 0);
+	check_message(vtest_capture_stderr_end(), "starpu_block_data_register: elemsize is 0 (4x4x4 elements");
+	CU_ASSERT_PTR_NULL(h);
+	check_runtime_works();
+}
+
 static void test_register_bad_home(void)
 {
 	int x;
@@ -283,6 +305,58 @@ static void test_unregister_waits_for_cb_acquisition(void)
 	CU_ASSERT_PTR_NULL(strstr(msg, "still acquired"));
 	CU_ASSERT_EQUAL(x, 9);
 	starpu_pthread_join(t, NULL);
+}
+
+/* A blocking acquisition that conflicts with one the same thread holds
+ * would wait for its own release: -EDEADLK, the first one kept. Two
+ * reads do not conflict; an acquisition through a callback has no owner
+ * (another thread releases it), so waiting for it is not refused. */
+static void test_acquire_twice(void)
+{
+	int x = 0;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t) &x, sizeof(x));
+	CU_ASSERT_EQUAL_FATAL(starpu_data_acquire(h, STARPU_RW), 0);
+	vtest_capture_stderr_begin();
+	CU_ASSERT_EQUAL(starpu_data_acquire(h, STARPU_RW), -EDEADLK);
+	check_message(vtest_capture_stderr_end(), "already acquired by this thread in mode STARPU_RW; accessing it in mode STARPU_RW");
+	vtest_capture_stderr_begin();
+	CU_ASSERT_EQUAL(starpu_data_acquire(h, STARPU_R), -EDEADLK);
+	check_message(vtest_capture_stderr_end(), "in mode STARPU_R would wait for its own release");
+	CU_ASSERT_EQUAL(starpu_data_acquire_try(h, STARPU_R), -EAGAIN);
+	x = 1;
+	starpu_data_release(h);
+
+	CU_ASSERT_EQUAL_FATAL(starpu_data_acquire(h, STARPU_R), 0);
+	CU_ASSERT_EQUAL_FATAL(starpu_data_acquire(h, STARPU_R), 0);
+	vtest_capture_stderr_begin();
+	CU_ASSERT_EQUAL(starpu_data_acquire(h, STARPU_W), -EDEADLK);
+	check_message(vtest_capture_stderr_end(), "already acquired by this thread in mode STARPU_R;");
+	starpu_data_release(h);
+	starpu_data_release(h);
+	CU_ASSERT_EQUAL(submit1(&inc_cl, h), 0);
+
+	struct cb_hold c = { .h = h, .x = &x };
+	CU_ASSERT_EQUAL_FATAL(starpu_data_acquire_cb(h, STARPU_RW, hold_granted, &c), 0);
+	starpu_pthread_t t;
+	CU_ASSERT_EQUAL_FATAL(starpu_pthread_create(&t, NULL, release_later, &c), 0);
+	while (!__atomic_load_n(&c.granted, __ATOMIC_SEQ_CST))
+		vtest_sleep_ms(1);
+	CU_ASSERT_EQUAL(starpu_data_acquire(h, STARPU_RW), 0);
+	CU_ASSERT_EQUAL(x, 9);
+	starpu_data_release(h);
+	starpu_pthread_join(t, NULL);
+
+	/* Held through acquire_try, as through acquire: unregistering is
+	 * refused (one line), the data stays usable. */
+	CU_ASSERT_EQUAL_FATAL(starpu_data_acquire_try(h, STARPU_RW), 0);
+	vtest_capture_stderr_begin();
+	starpu_data_unregister(h);
+	check_message(vtest_capture_stderr_end(), "still acquired");
+	starpu_data_release(h);
+	CU_ASSERT_EQUAL(submit1(&inc_cl, h), 0);
+	starpu_data_unregister(h);
+	CU_ASSERT_EQUAL(x, 10);
 }
 
 static void test_disk_node_not_addressable(void)
@@ -514,10 +588,12 @@ static const struct vtest_case cases[] =
 	{ "use_after_unregister", test_use_after_unregister },
 	{ "register_null", test_register_null },
 	{ "register_bad_home", test_register_bad_home },
+	{ "register_zero_elemsize", test_register_zero_elemsize },
 	{ "disk_unusable", test_disk_unusable },
 	{ "redux_without_methods", test_redux_without_methods },
 	{ "acquire_release_misuse", test_acquire_release_misuse },
 	{ "unregister_waits_for_cb_acquisition", test_unregister_waits_for_cb_acquisition },
+	{ "acquire_twice", test_acquire_twice },
 	{ "disk_node_not_addressable", test_disk_node_not_addressable },
 	VTEST_END
 };

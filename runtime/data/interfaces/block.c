@@ -192,6 +192,11 @@ void starpu_block_data_register(starpu_data_handle_t *handle, int home_node, uin
 		rt_error("starpu_block_data_register: ptr is NULL with home node %d (use home node -1 for data the runtime allocates)", home_node);
 		return;
 	}
+	if (!elemsize)
+	{
+		rt_error("starpu_block_data_register: elemsize is 0 (%ux%ux%u elements of no size)", nx, ny, nz);
+		return;
+	}
 	if (ldy < nx || ldz < (size_t) ldy * ny)
 	{
 		rt_error("starpu_block_data_register: strides ldy=%u ldz=%u are too small for %ux%u planes", ldy, ldz, nx, ny);

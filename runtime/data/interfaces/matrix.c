@@ -193,6 +193,11 @@ void starpu_matrix_data_register_allocsize(starpu_data_handle_t *handle, int hom
 		rt_error("starpu_matrix_data_register: ptr is NULL with home node %d (use home node -1 for data the runtime allocates)", home_node);
 		return;
 	}
+	if (!elemsize)
+	{
+		rt_error("starpu_matrix_data_register: elemsize is 0 (%ux%u elements of no size)", nx, ny);
+		return;
+	}
 	/* With one column, ld is never used: StarPU 1.3 accepts any (0 is
 	 * common) and keeps it. */
 	if (ld < nx && ny > 1)

@@ -176,6 +176,13 @@ void starpu_vector_data_register_allocsize(starpu_data_handle_t *handle, int hom
 			*handle = NULL;
 		return;
 	}
+	if (!elemsize)
+	{
+		rt_error("starpu_vector_data_register: elemsize is 0 (%u elements of no size)", nx);
+		if (handle)
+			*handle = NULL;
+		return;
+	}
 	struct starpu_vector_interface v = {
 		.id = STARPU_VECTOR_INTERFACE_ID,
 		.ptr = ptr,

@@ -1,0 +1,167 @@
+#!/bin/sh
+# compare.sh — the misuse programs of tests/misuse/misuse.c built from the
+# same source against Debian's StarPU 1.3 (pkg-config starpu-1.3) and
+# against Vela (its vela.pc, pointed at the build tree), each case run in
+# its own process under a time limit; what each runtime did is classified
+# and printed as a Markdown table, written to tests/misuse/TABLE.md.
+#
+#   sh tests/misuse/compare.sh [-o FILE] [-t SECONDS]
+#
+# Outcomes: "error" (the call returned an error code, or a call that
+# returns nothing printed an error and the program went on), "abort" and
+# "crash" (the process died of SIGABRT, SIGSEGV or another signal), "hang"
+# (still running after the time limit, default 10 s), "accepted" (the
+# call succeeded, perhaps with a warning), "exit" (the runtime ended the
+# process itself).
+# Environment: top_srcdir, top_builddir (default: the source tree, ./build), CC.
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${top_builddir:=$top_srcdir/build}"
+: "${CC:=cc}"
+out=$top_srcdir/tests/misuse/TABLE.md
+limit=10
+while getopts o:t: opt; do
+	case $opt in
+	o) out=$OPTARG ;;
+	t) limit=$OPTARG ;;
+	*) echo "usage: $0 [-o FILE] [-t SECONDS]" >&2; exit 2 ;;
+	esac
+done
+
+if ! pkg-config --exists starpu-1.3 2>/dev/null; then
+	echo "StarPU 1.3 not installed (pkg-config starpu-1.3; Debian: libstarpu-dev)" >&2
+	exit 77
+fi
+lib=$(ls "$top_builddir"/runtime/.libs/libvela.so* 2>/dev/null | head -n 1)
+if [ ! -f "$top_builddir/vela.pc" ] || [ -z "$lib" ]; then
+	echo "no shared libvela or vela.pc in $top_builddir: build Vela first (sh scripts/build.sh)" >&2
+	exit 77
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# Vela as an application sees it installed (as tests/compat/check_compat.sh).
+prefix="$tmp/prefix"
+mkdir -p "$prefix/include/vela" "$prefix/lib" "$tmp/pc" "$tmp/home"
+for h in "$top_srcdir"/include/*.h "$top_builddir"/include/*.h; do
+	ln -sf "$h" "$prefix/include/vela/"
+done
+for l in "$top_builddir"/runtime/.libs/libvela.so*; do
+	ln -sf "$l" "$prefix/lib/"
+done
+sed -e "s|^prefix=.*|prefix=$prefix|" -e 's|^exec_prefix=.*|exec_prefix=${prefix}|' \
+    -e 's|^libdir=.*|libdir=${exec_prefix}/lib|' -e 's|^includedir=.*|includedir=${prefix}/include|' \
+    "$top_builddir/vela.pc" >"$tmp/pc/vela.pc"
+starpu_flags=$(pkg-config --cflags --libs starpu-1.3) || exit 1
+vela_flags=$(PKG_CONFIG_PATH="$tmp/pc${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}" pkg-config --cflags --libs vela) || exit 1
+src="$top_srcdir/tests/misuse/misuse.c $top_srcdir/tests/misuse/misuse_data.c"
+# shellcheck disable=SC2086
+$CC -std=gnu11 -o "$tmp/misuse.starpu" $src $starpu_flags -lpthread || exit 1
+# shellcheck disable=SC2086
+$CC -std=gnu11 -o "$tmp/misuse.vela" $src $vela_flags -Wl,-rpath,"$prefix/lib" -lpthread || exit 1
+
+STARPU_SILENT=1 STARPU_HOME="$tmp/home" STARPU_WORKERS_NOBIND=1 OPENBLAS_NUM_THREADS=1
+export STARPU_SILENT STARPU_HOME STARPU_WORKERS_NOBIND OPENBLAS_NUM_THREADS
+unset STARPU_SCHED STARPU_NCPU STARPU_NCPUS STARPU_LIMIT_CPU_MEM STARPU_CALIBRATE STARPU_SIMGRID \
+      STARPU_WORKERS_CPUID STARPU_FXT_TRACE STARPU_PROFILING STARPU_WATCHDOG_TIMEOUT
+
+# The first line of a run's stderr that says something: not a backtrace
+# frame, not blank; '|' escaped for Markdown, cut at 110 characters.
+first_message() {
+	grep -v -e '^[[:space:]]*$' -e '\[0x[0-9a-f]*\]$' "$1" | head -n 1 |
+		sed -e 's/^\[vela\] error: //' -e 's/0x[0-9a-f]\{9,\}/0x.../g' -e 's/|/\\|/g' -e 's/`/'"'"'/g' | cut -c 1-110
+}
+
+# classify EXE CASE: prints "category<TAB>text" for one run.
+classify() {
+	timeout -k 2 "$limit" "$1" "$2" >"$tmp/o" 2>"$tmp/e"
+	rc=$?
+	ret=$(sed -n 's/^returned //p' "$tmp/o" | head -n 1)
+	after=$(sed -n 's/^after: //p' "$tmp/o" | head -n 1)
+	msg=$(first_message "$tmp/e")
+	pre=
+	[ -n "$ret" ] && pre="returned $ret, then "
+	case $rc in
+	124|137) printf 'hang\t%skilled after %s s\n' "$pre" "$limit"; return ;;
+	134) printf 'abort\t%sSIGABRT%s\n' "$pre" "${msg:+: $msg}"; return ;;
+	139) printf 'crash\t%sSIGSEGV%s\n' "$pre" "${msg:+: $msg}"; return ;;
+	0) ;;
+	*)
+		if [ "$rc" -gt 128 ]; then
+			printf 'crash\t%ssignal %s%s\n' "$pre" $((rc - 128)) "${msg:+: $msg}"
+		else
+			printf 'exit\t%sexit %s%s\n' "$pre" "$rc" "${msg:+: $msg}"
+		fi
+		return ;;
+	esac
+	tail=
+	case $after in
+	broken*) tail="; then the runtime is broken ($after)" ;;
+	esac
+	case $ret in
+	-E*|-[0-9]*) printf 'error\t%s%s%s\n' "$ret" "${msg:+: $msg}" "$tail" ;;
+	void|NULL|STARPU_NMAX_SCHED_CTXS)
+		if [ -n "$msg" ]; then
+			printf 'error\t%s, message: %s%s\n' "$ret" "$msg" "$tail"
+		else
+			printf 'accepted\t%s, nothing said%s\n' "$ret" "$tail"
+		fi ;;
+	*)
+		if [ -n "$msg" ]; then
+			printf 'accepted\treturned %s, with: %s%s\n' "$ret" "$msg" "$tail"
+		else
+			printf 'accepted\treturned %s, nothing said%s\n' "$ret" "$tail"
+		fi ;;
+	esac
+}
+
+"$tmp/misuse.vela" list >"$tmp/cases" || exit 1
+starpu_version=$(pkg-config --modversion starpu-1.3)
+{
+	echo "# API misuse: StarPU $starpu_version and Vela side by side"
+	echo
+	echo "Generated by \`tests/misuse/compare.sh\` (do not edit): each case of"
+	echo "\`tests/misuse/misuse.c\` built against both runtimes from the same source"
+	echo "and run alone, with a limit of $limit s, STARPU_SILENT=1, 2 CPU workers."
+	echo "*error*: the documented error code, or a message from a call that returns"
+	echo "nothing, and the program goes on; *abort*/*crash*: the process died of a"
+	echo "signal; *hang*: killed at the limit; *accepted*: the call succeeded"
+	echo "(perhaps with a warning). The messages are the first line on stderr"
+	echo "(backtraces left out, Vela's \"[vela] error: \" prefix too), cut at 110"
+	echo "characters; \"then\" tells what followed the call's return."
+	echo
+	echo "| case | misuse | StarPU $starpu_version | Vela |"
+	echo "|---|---|---|---|"
+} >"$tmp/table"
+: >"$tmp/cats"
+while IFS="$(printf '\t')" read -r name what; do
+	s=$(classify "$tmp/misuse.starpu" "$name")
+	v=$(classify "$tmp/misuse.vela" "$name")
+	scat=${s%%	*}
+	vcat=${v%%	*}
+	printf '%s %s\n' "$scat" "$vcat" >>"$tmp/cats"
+	printf '| `%s` | %s | **%s** %s | **%s** %s |\n' "$name" "$what" "$scat" "${s#*	}" "$vcat" "${v#*	}" >>"$tmp/table"
+done <"$tmp/cases"
+
+n=$(wc -l <"$tmp/cats")
+count() { awk -v col="$1" -v cat="$2" '$col == cat' "$tmp/cats" | wc -l; }
+better=$(awk '$2 == "error" && $1 != "error"' "$tmp/cats" | wc -l)
+same_err=$(awk '$2 == "error" && $1 == "error"' "$tmp/cats" | wc -l)
+worse=$(awk '$2 != "error" && $1 == "error"' "$tmp/cats" | wc -l)
+{
+	echo
+	echo "## Summary ($n cases)"
+	echo
+	echo "| outcome | StarPU $starpu_version | Vela |"
+	echo "|---|---|---|"
+	for c in error abort crash hang accepted exit; do
+		echo "| $c | $(count 1 $c) | $(count 2 $c) |"
+	done
+	echo
+	echo "Vela returns an error where StarPU $starpu_version aborts, crashes, hangs or"
+	echo "accepts the misuse: $better of $n cases; both return an error: $same_err;"
+	echo "StarPU an error and Vela not: $worse; neither: $((n - better - same_err - worse))."
+} >>"$tmp/table"
+cat "$tmp/table"
+if [ "$out" != - ]; then
+	cp "$tmp/table" "$out" && echo "written to $out" >&2
+fi
