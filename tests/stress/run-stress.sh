@@ -37,10 +37,10 @@ esac
 case $what in *o*)
 	swap=$(mktemp -d "${TMPDIR:-/tmp}/vela-stress-swap.XXXXXX") || exit 1
 	trap 'rm -rf "$swap"' EXIT
-	# 1024 handles of 32 KiB = 32 MiB of data under an 8 MiB limit; the
-	# tasks work mostly on a window of 128 handles (4 MiB) that moves
+	# 1024 handles of 8 KiB = 8 MiB of data under a 2 MiB limit; the
+	# tasks work mostly on a window of 128 handles (1 MiB) that moves
 	# along the pool, and one access in eight anywhere.
 	# Without REDUX (README.md, "Known problem"); STRESS_OOC_FLAGS adds flags.
-	"$bin" -n "$N" -s 43 -H 1024 -L 4096 -w 128 -m 8 -d "$swap" -x redux ${STRESS_OOC_FLAGS:-} $only || fail=1 ;;
+	"$bin" -n "$N" -s 43 -H 1024 -L 1024 -w 128 -m 2 -d "$swap" -x redux ${STRESS_OOC_FLAGS:-} $only || fail=1 ;;
 esac
 exit $fail
