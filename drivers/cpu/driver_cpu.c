@@ -34,7 +34,9 @@ static int cpu_execute(struct worker *w, struct job *j)
 	}
 	void **buffers = task->dyn_interfaces ? task->dyn_interfaces : task->interfaces;
 	f(buffers, task->cl_arg);
-	return 0;
+	/* The runtime's own kernels (starpu_data_cpy's copy) may fail the
+	 * task: they set its error (0 until then: reset at submission). */
+	return j->error;
 }
 
 const struct drv_ops drv_cpu_ops = {

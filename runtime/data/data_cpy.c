@@ -5,6 +5,7 @@
  * worker's node, so it works for every interface, custom ones included.
  */
 #include "core/rt.h"
+#include "core/job.h"
 #include "data/data.h"
 
 #include <errno.h>
@@ -21,7 +22,17 @@ static void copy_cpu(void *buffers[], void *cl_arg)
 	else if (m && m->ram_to_ram)
 		ret = m->ram_to_ram(buffers[1], n, buffers[0], n);
 	if (ret)
-		rt_error("starpu_data_cpy: the interface '%s' could not copy (%d)", ops->name ? ops->name : "?", ret);
+	{
+		/* The task fails with the copy's error (vela_task_get_error, and
+		 * what a synchronous starpu_data_cpy returns): the destination
+		 * keeps what it held, and the application knows. */
+		struct starpu_task *task = starpu_task_get_current();
+		struct job *job = task ? task->starpu_private : NULL;
+		if (job)
+			job->error = (short) ret;
+		rt_error("starpu_data_cpy: the interface '%s' could not copy on memory node %u (%d)",
+			 ops->name ? ops->name : "?", n, ret);
+	}
 }
 
 static struct starpu_codelet copy_cl = {
@@ -69,8 +80,11 @@ int starpu_data_cpy(starpu_data_handle_t dst_handle, starpu_data_handle_t src_ha
 	t->callback_arg = callback_arg;
 	t->synchronous = !asynchronous;
 	t->name = "starpu_data_cpy";
+	/* Synchronous: the submission returns the copy's error too, and the
+	 * task is ours to destroy whatever happened. */
+	t->destroy = asynchronous;
 	int ret = starpu_task_submit(t);
-	if (ret)
+	if (ret || !asynchronous)
 		starpu_task_destroy(t);
 	return ret;
 }

@@ -298,8 +298,8 @@ static ssize_t evict(struct data_replicate *victim)
 			return 0;
 		victim->refcnt++;	/* keep it while the lock is dropped */
 		int ret = allocate_replicate(h, (unsigned) target, 1);
-		if (ret == 0)
-			ret = data_transfer_locked(h, (unsigned) target);
+		if (ret == 0 && (ret = data_transfer_locked(h, (unsigned) target)))
+			atomic_store(&mem_nodes[node].writeback_error, ret);	/* why the node stays full (no_room) */
 		victim->refcnt--;
 		/* The lock was dropped: a task may have started using the
 		 * victim, or written the data elsewhere meanwhile. Free it only
@@ -384,16 +384,31 @@ static int no_room(starpu_data_handle_t self, starpu_data_handle_t h, unsigned n
 {
 	if (freed > 0 || node_in_use(node, self))
 		return -EAGAIN;
+	struct memory_node *n = &mem_nodes[node];
+	int wb = atomic_exchange(&n->writeback_error, 0);
 	if (quiet)
 		return -ENOMEM;
-	struct memory_node *n = &mem_nodes[node];
+	char label[96];
+	os_mutex_lock(&n->lock);
+	ssize_t used = n->used;
+	os_mutex_unlock(&n->lock);
+	if (n->total < 0 || used + (ssize_t) size <= n->total)
+	{
+		/* Room by the accounts: the node's driver (the system) refused. */
+		rt_error("data %s (%zu bytes) cannot be allocated on memory node %u (%s): its allocator failed with %zd "
+			 "bytes in use, and nothing could be evicted to retry (-ENOMEM)", data_label(h, label, sizeof(label)),
+			 size, node, n->name, used);
+		return -ENOMEM;
+	}
+	char wbwhy[64];
+	if (wb)
+		snprintf(wbwhy, sizeof(wbwhy), "writing it back to the swap disk failed (%d)", wb);
 	const char *why = n->kind != STARPU_CPU_RAM ? "it can only be evicted to RAM, which is full too"
 		: starpu_disk_swap_node < 0 ? "no disk to evict it to (STARPU_DISK_SWAP or starpu_disk_register)"
-		: "the swap disk is full too";
-	char label[96];
+		: wb ? wbwhy : "the swap disk is full too";
 	rt_error("data %s (%zu bytes) cannot be allocated on memory node %u (%s): it is full, %zd of %zd bytes "
 		 "hold data that cannot be evicted (%s) (-ENOMEM)", data_label(h, label, sizeof(label)), size,
-		 node, n->name, n->used, n->total, why);
+		 node, n->name, used, n->total, why);
 	return -ENOMEM;
 }
 

@@ -32,6 +32,7 @@ struct memory_node
 	_Atomic int evicting;		/* threads evicting from the node now */
 	_Atomic ssize_t private_bytes;	/* scratch and reduction buffers of running tasks */
 	int turn_taken;			/* a task holds the node's waiting turn (memalloc.c) */
+	_Atomic int writeback_error;	/* the last failed write-back of an eviction from here (memalloc.c) */
 	ssize_t used;			/* bytes allocated by the runtime (cache included) */
 	ssize_t cached;			/* of which freed buffers kept in the cache */
 	struct cache_entry *cache;	/* the allocation cache */

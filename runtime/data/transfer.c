@@ -137,7 +137,11 @@ static int transfer_end_locked(starpu_data_handle_t h, unsigned src, unsigned ds
 			s->state = REP_SHARED;
 	}
 	else if (ret)
-		rt_error("data %p: copy from node %u to node %u failed (%d)", (void *) h, src, dst, ret);
+	{
+		char label[96];
+		rt_error("data %s: copy from memory node %u (%s) to memory node %u (%s) failed (%d)",
+			 data_label(h, label, sizeof(label)), src, mem_nodes[src].name, dst, mem_nodes[dst].name, ret);
+	}
 	d->stale = 0;
 	os_cond_broadcast(&h->busy_cond);
 	if (!s->refcnt)
