@@ -406,6 +406,13 @@ static int layer_init(int *argc, char ***argv, int initialize_mpi, MPI_Comm comm
 	mpi.nworkers = (int) starpu_worker_get_count();
 	if (mpi.nworkers < 1)
 		mpi.nworkers = 1;
+	/* In a simulated cluster copying an early message costs no
+	 * simulated time: nothing to save by waiting for its receive. */
+#ifdef VELA_SIMULATED_MPI
+	mpi.early_defer_us = env_unsigned("VELA_MPI_EARLY_DEFER_US", 0);
+#else
+	mpi.early_defer_us = env_unsigned("VELA_MPI_EARLY_DEFER_US", 1000);
+#endif
 	mpi.inline_max = env_unsigned("VELA_MPI_INLINE_MAX", (unsigned) VELA_MPI_INLINE_CAP);
 	if (mpi.inline_max > VELA_MPI_INLINE_CAP)
 		mpi.inline_max = VELA_MPI_INLINE_CAP;

@@ -102,8 +102,10 @@ struct mhash_entry
 };
 struct mhash
 {
-	struct mhash_entry **buckets;
+	struct mhash_entry **buckets;	/* a power of two of them */
 	size_t nbuckets, count;
+	struct mhash_entry *spare;	/* removed entries, reused */
+	size_t nspare;
 };
 void mhash_init(struct mhash *h);
 void mhash_fini(struct mhash *h);	/* frees the entries, not what they point to */
@@ -172,6 +174,10 @@ struct mdesc
  * needs it. 0, or -ENOTSUP/-ENOMEM with a message naming fn. */
 int desc_build(struct mdesc *d, starpu_data_handle_t h, int for_send, const char *fn);
 void desc_free(struct mdesc *d);
+/* desc_build of a built-in interface from its RAM interface iface, taking
+ * no lock and calling nothing but the interface getters: 0, or -1 (other
+ * interfaces, registered datatypes, no memory: use desc_build). */
+int desc_build_plain(struct mdesc *d, starpu_data_handle_t h, void *iface);
 /* Chunks of a message of size bytes. */
 size_t desc_nchunks(size_t size);
 /* The buffer, count and datatype of chunk k of d (segments or packed). The
@@ -237,6 +243,7 @@ struct mreq
 	int prio;
 	unsigned detached:1, ssend:1;
 	unsigned sync_ready:1;		/* a receive's data was acquired during its submission, in its submitter */
+	unsigned snap:1;		/* a small send whose bytes were copied into wbuf at submission: no acquisition */
 	int seq_consistency;
 	void (*callback)(void *);
 	void *arg;
@@ -252,7 +259,7 @@ struct mreq
 	struct mearly *early;		/* the early message it takes */
 	void *buf;			/* packed receive buffer (starpu_malloc_on_node_flags; owned until unpacked) */
 	size_t bufsize;
-	char *wbuf;			/* an inline send's envelope + bytes (malloc; freed at completion) */
+	char *wbuf;			/* an inline send's envelope + bytes (WBUF_SIZE bytes, malloc; kept with the recycled request) */
 	int result;
 
 	/* under mpi.qlock */
@@ -279,6 +286,12 @@ struct mearly
 	size_t bufsize;
 	int nmpi, complete;
 	struct mreq *waiter;		/* the receive that took it meanwhile */
+	/* A large message whose data is left with its sender for a while,
+	 * in case its receive comes (then received straight into the
+	 * handle): on the deferred list until then or its deadline. */
+	int deferred;
+	double deadline;		/* µs (starpu_timing_now) */
+	struct mearly *dprev, *dnext;
 };
 
 /* A posted envelope receive. */
@@ -314,6 +327,10 @@ void prog_run(struct mreq *r, unsigned cmd);
  * the engine is free (1; r may be complete, even freed, on return), else
  * 0 and nothing done. */
 int post_now(struct mreq *r);
+/* A small send whose data can be read now without waiting: copies the
+ * bytes into r->wbuf (vela_data_read_now) and marks r snap (1), so that
+ * it is posted without acquiring the data; 0: acquire it as usual. */
+int send_snapshot(struct mreq *r);
 /* Runs fn(arg) under the engine lock (the thread allowed to call MPI). */
 int prog_call(void (*fn)(void *), void *arg);
 /* New request of type t (calloc'd, listed live). */
@@ -322,6 +339,8 @@ struct mreq *req_new(enum mreq_type t, const char *fn);
  * tag and group, wakes its waiter or frees it (detached). Progression
  * thread (or, for a request that never reached it, the submitter). */
 void req_complete(struct mreq *r, int result);
+/* Gives back a request that is not live any more (recycled). */
+void req_free(struct mreq *r);
 /* Waits for r (not detached) to complete; returns its result and frees
  * it. */
 int req_wait(struct mreq *r, int *source);
@@ -353,6 +372,10 @@ void match_ready_recv(struct mreq *r);
  * it, read in place before the receive is posted again). */
 void match_envelope(struct mcomm *c, int source, const struct menv *env, size_t count);
 void match_op_done(enum op_kind kind, void *ptr);
+/* Takes the data of the deferred early messages whose deadline passed
+ * (1 if any); how long until the next deadline, µs (-1: none). */
+int match_expire_deferred(void);
+double match_deferred_left_us(void);
 /* Shutdown: sends the byes; whether every bye and envelope has arrived;
  * reports what was never matched (count returned). */
 void match_send_byes(void);
@@ -442,6 +465,7 @@ struct mpi_state
 	int trace_sync;			/* the ranks synchronise clocks at shutdown (same on all) */
 	int *trace_rank;		/* world rank -> rank in the init communicator, -1 (owned; while trace_sync) */
 	size_t inline_max;		/* largest message sent inside its envelope (VELA_MPI_INLINE_MAX) */
+	unsigned early_defer_us;	/* longest wait for the receive of a large early message (VELA_MPI_EARLY_DEFER_US) */
 	struct mcomm *comms;		/* under lock */
 	struct mcomm *comm_init[2];	/* the records of init's communicator and the world (set before the threads start) */
 

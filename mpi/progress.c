@@ -166,17 +166,71 @@ static void wake_locked(void)
 /* ------------------------------------------------------------------ */
 /* Requests. */
 
+/* Requests are recycled, with their inline send buffer: a message would
+ * otherwise cost an allocation and a free of each (under qlock). */
+#define REQ_POOL_MAX 256
+#define WBUF_SIZE (sizeof(struct menv) + VELA_MPI_INLINE_CAP)
+static struct mreq *req_pool;
+static int req_npool;
+
+static void req_free_locked(struct mreq *r)
+{
+	if (req_npool < REQ_POOL_MAX)
+	{
+		r->qnext = req_pool;
+		req_pool = r;
+		req_npool++;
+		return;
+	}
+	free(r->wbuf);
+	free(r);
+}
+
+void req_free(struct mreq *r)
+{
+	starpu_pthread_mutex_lock(&mpi.qlock);
+	req_free_locked(r);
+	starpu_pthread_mutex_unlock(&mpi.qlock);
+}
+
+/* At shutdown (nothing is live). */
+static void req_pool_drain(void)
+{
+	starpu_pthread_mutex_lock(&mpi.qlock);
+	while (req_pool)
+	{
+		struct mreq *r = req_pool;
+		req_pool = r->qnext;
+		free(r->wbuf);
+		free(r);
+	}
+	req_npool = 0;
+	starpu_pthread_mutex_unlock(&mpi.qlock);
+}
+
 struct mreq *req_new(enum mreq_type t, const char *fn)
 {
-	struct mreq *r = calloc(1, sizeof(*r));
-	if (!r)
+	starpu_pthread_mutex_lock(&mpi.qlock);
+	struct mreq *r = req_pool;
+	char *wbuf = NULL;
+	if (r)
+	{
+		req_pool = r->qnext;
+		req_npool--;
+		wbuf = r->wbuf;
+	}
+	else if (!(r = malloc(sizeof(*r))))
+	{
+		starpu_pthread_mutex_unlock(&mpi.qlock);
 		return NULL;
+	}
+	memset(r, 0, sizeof(*r));
+	r->wbuf = wbuf;
 	r->type = t;
 	r->fn = fn;
 	r->peer = -1;
 	r->desc.seg = &r->desc.seg1;
 	r->desc.dt = MPI_DATATYPE_NULL;
-	starpu_pthread_mutex_lock(&mpi.qlock);
 	r->lnext = mpi.live;
 	if (mpi.live)
 		mpi.live->lprev = r;
@@ -213,7 +267,7 @@ void req_complete(struct mreq *r, int result)
 {
 	if (mpi.tracing && !result && (r->type == MREQ_SEND || r->type == MREQ_RECV))
 		mtrace_comm(r);
-	if ((r->type == MREQ_SEND || r->type == MREQ_RECV) && r->ready)
+	if ((r->type == MREQ_SEND || r->type == MREQ_RECV) && r->ready && !r->snap)
 		starpu_data_release_on_node(r->handle, STARPU_MAIN_RAM);
 	desc_free(&r->desc);
 	if (r->buf)
@@ -221,8 +275,6 @@ void req_complete(struct mreq *r, int result)
 		starpu_free_on_node_flags(STARPU_MAIN_RAM, (uintptr_t) r->buf, r->bufsize, 0);
 		r->buf = NULL;
 	}
-	free(r->wbuf);
-	r->wbuf = NULL;
 	r->result = result;
 	if (r->callback)
 		r->callback(r->arg);
@@ -249,9 +301,9 @@ void req_complete(struct mreq *r, int result)
 	if (!detached)
 		__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);	/* the waiter frees it: not touched after this */
 	starpu_pthread_cond_broadcast(&mpi.donecond);
-	starpu_pthread_mutex_unlock(&mpi.qlock);
 	if (detached)
-		free(r);
+		req_free_locked(r);
+	starpu_pthread_mutex_unlock(&mpi.qlock);
 }
 
 /* Drives the engine until r completes, or until nothing has happened for
@@ -348,7 +400,7 @@ int req_wait(struct mreq *r, int *source)
 	int result = r->result;
 	if (source)
 		*source = r->status_source;
-	free(r);
+	req_free(r);
 	return result;
 }
 
@@ -365,7 +417,7 @@ int req_test(struct mreq *r, int *result, int *source)
 	*result = r->result;
 	if (source)
 		*source = r->status_source;
-	free(r);
+	req_free(r);
 	return 1;
 }
 
@@ -548,11 +600,14 @@ static int send_start(struct mreq *r)
 	r->ready = 1;
 	if (mpi.tracing)
 		r->t_start = vela_trace_now();
-	int ret = desc_build(&r->desc, r->handle, 1, r->fn);
-	if (ret)
+	if (!r->snap)
 	{
-		req_complete(r, ret);
-		return 0;
+		int ret = desc_build(&r->desc, r->handle, 1, r->fn);
+		if (ret)
+		{
+			req_complete(r, ret);
+			return 0;
+		}
 	}
 	struct mcomm *c = r->comm;
 	r->env.type = ENV_DATA;
@@ -563,11 +618,13 @@ static int send_start(struct mreq *r)
 	r->env.wire = (int64_t) r->desc.wire;
 	r->env.ssend = r->ssend;
 	int nmpi;
-	if (goes_inline(&r->desc, r->ssend))
+	if (r->snap || goes_inline(&r->desc, r->ssend))
 	{
-		/* One message: the envelope, then the bytes. */
+		/* One message: the envelope, then the bytes (copied at
+		 * submission already for a snapshot). */
 		r->env.data_tag = ENV_INLINE;
-		r->wbuf = malloc(sizeof(r->env) + r->desc.size);
+		if (!r->wbuf)
+			r->wbuf = malloc(WBUF_SIZE);
 		if (!r->wbuf)
 		{
 			mpi_error("%s: out of memory sending %zu bytes to rank %d", r->fn, r->desc.size, r->peer);
@@ -575,7 +632,8 @@ static int send_start(struct mreq *r)
 			return 0;
 		}
 		memcpy(r->wbuf, &r->env, sizeof(r->env));
-		desc_gather(&r->desc, r->wbuf + sizeof(r->env));
+		if (!r->snap)
+			desc_gather(&r->desc, r->wbuf + sizeof(r->env));
 		nmpi = post_one(r->wbuf, (int) (sizeof(r->env) + r->desc.size), MPI_BYTE, 1, 0, c, r->peer, mpi.env_tag, OP_ENV_SEND, r);
 		if (!nmpi)
 		{
@@ -645,6 +703,44 @@ int post_now(struct mreq *r)
 		wake_locked();
 		starpu_pthread_mutex_unlock(&mpi.qlock);
 	}
+	return 1;
+}
+
+struct snap
+{
+	struct mreq *r;
+	int ok;
+};
+
+/* Under the handle's lock (vela_data_read_now): describe and copy. */
+static void snap_copy(void *iface, void *arg)
+{
+	struct snap *s = arg;
+	struct mreq *r = s->r;
+	if (desc_build_plain(&r->desc, r->handle, iface))
+		return;
+	if (r->desc.size > mpi.inline_max)
+	{
+		desc_free(&r->desc);
+		return;
+	}
+	desc_gather(&r->desc, r->wbuf + sizeof(struct menv));
+	s->ok = 1;
+}
+
+int send_snapshot(struct mreq *r)
+{
+	if (r->ssend || !mpi.inline_max)
+		return 0;
+	if (!r->wbuf && !(r->wbuf = malloc(WBUF_SIZE)))
+		return 0;
+	struct snap s = { r, 0 };
+	if (vela_data_read_now(r->handle, STARPU_MAIN_RAM, snap_copy, &s) || !s.ok)
+		return 0;
+	/* The segments point into the handle, which is not ours any more:
+	 * only the size and layout are used from now on. */
+	desc_free(&r->desc);
+	r->snap = 1;
 	return 1;
 }
 
@@ -917,6 +1013,7 @@ int engine_poll(void)
 {
 	int did = take_commands();
 	did |= test_ops();
+	did |= match_expire_deferred();
 	return did;
 }
 
@@ -1023,11 +1120,14 @@ static void *progress_main(void *arg)
 		 * only take the core from it. */
 		int driven = app_driving();
 		int did = 0;
+		double defer_left = -1;
 		if (!driven || stop)
 		{
 			starpu_pthread_mutex_lock(&mpi.elock);
 			in_engine_set(1);
 			did = progress_turn(stop, &last_shutdown_progress, &moving);
+			if (did >= 0)
+				defer_left = match_deferred_left_us();
 			in_engine_set(0);
 			starpu_pthread_mutex_unlock(&mpi.elock);
 			if (did < 0)
@@ -1069,6 +1169,10 @@ static void *progress_main(void *arg)
 		double sleep_us = driven ? mpi.busy_poll_us / 4.0 : 16 + (quiet > mpi.spin_us ? quiet - mpi.spin_us : 0) / 8;
 		if (sleep_us > cap)
 			sleep_us = cap;
+		/* A large early message waits for its receive until a
+		 * deadline, then is taken (match.c). */
+		if (defer_left >= 0 && sleep_us > defer_left + 1)
+			sleep_us = defer_left + 1;
 		if ((driven || !mpi.qhead) && P.stop_requested == stop)
 		{
 			vela_cond_timedwait_us(&mpi.qcond, &mpi.qlock, sleep_us);
@@ -1112,6 +1216,7 @@ int prog_stop(void)
 	P.started = 0;
 	starpu_pthread_mutex_unlock(&mpi.qlock);
 	match_fini();
+	req_pool_drain();
 	free(P.reqs);
 	free(P.kinds);
 	free(P.ptrs);
