@@ -213,6 +213,8 @@ struct menv
  * transport. Senders use at most mpi.inline_max (VELA_MPI_INLINE_MAX, no
  * more than this), so ranks with different settings still agree. */
 #define VELA_MPI_INLINE_CAP (4096 - sizeof(struct menv))
+/* The buffer of an inline send: envelope and bytes. */
+#define WBUF_SIZE (sizeof(struct menv) + VELA_MPI_INLINE_CAP)
 
 /* ------------------------------------------------------------- requests */
 
@@ -323,6 +325,16 @@ void prog_push(struct mreq *r, unsigned cmd);
 void prog_push_kick(struct mreq *r, unsigned cmd);
 /* Runs r's command(s) now, engine lock held. */
 void prog_run(struct mreq *r, unsigned cmd);
+/* Posts r's envelope and data (send.c, engine lock held); the number of
+ * MPI operations posted, 0 if r was completed (with an error). */
+int send_start(struct mreq *r);
+/* For send.c, engine lock held: whether the last n operations completed
+ * (then dropped); the last operation is an eager message, not data that
+ * keeps a thread polling. */
+int ops_tail_test(int n);
+void op_last_not_data(void);
+/* Wakes the progression thread unless an application thread drives. */
+void prog_wake_unless_driven(void);
 /* A send whose data this thread just acquired: posted and tested here if
  * the engine is free (1; r may be complete, even freed, on return), else
  * 0 and nothing done. */

@@ -81,6 +81,15 @@
 #define QUIET_POLLS 64
 #define SPIN_CHECK 16
 #endif
+/* How long a spinning waiter polls before yielding its core (drive):
+ * between YIELD_MIN_NS and YIELD_MAX_NS, adapted by what its yields do; a
+ * yield lasting more than YIELD_AWAY_US gave the core to another thread. */
+#define YIELD_MIN_NS 250u
+#define YIELD_MAX_NS 3000u
+#define YIELD_AWAY_US 1.5
+#ifndef VELA_SIMULATED_MPI
+static unsigned yield_ns = YIELD_MAX_NS;
+#endif
 
 /* Whether this thread holds the engine lock. */
 MPI_TLS(int, in_engine)
@@ -169,7 +178,6 @@ static void wake_locked(void)
 /* Requests are recycled, with their inline send buffer: a message would
  * otherwise cost an allocation and a free of each (under qlock). */
 #define REQ_POOL_MAX 256
-#define WBUF_SIZE (sizeof(struct menv) + VELA_MPI_INLINE_CAP)
 static struct mreq *req_pool;
 static int req_npool;
 
@@ -315,7 +323,9 @@ static int drive(struct mreq *r)
 	/* quiet: polls since the last activity; the clock is read only
 	 * after QUIET_POLLS of them (reading it costs as much as a poll). */
 	unsigned quiet = 0, turns = 0;
-	double quiet_since = 0;
+	double quiet_since = 0, next_yield = 0;
+	(void) turns;
+	(void) next_yield;
 	int pending = 0;
 	while (!req_done(r))
 	{
@@ -330,9 +340,34 @@ static int drive(struct mreq *r)
 		/* The peer may share this core (more threads than cores,
 		 * other programs): spinning without a yield would keep it
 		 * off the core until the scheduler's next preemption,
-		 * hundreds of microseconds. */
-		if (++turns % 32 == 0)
-			SPIN_YIELD();
+		 * hundreds of microseconds. But a yield is a system call
+		 * (0.3-0.5 us here, as much as a whole message), so the
+		 * waiter yields after spinning yield_us, which adapts: a
+		 * yield that returned at once (nobody else wanted the core)
+		 * doubles it, up to YIELD_MAX_NS; one that gave the core
+		 * away (another thread ran: the peer, maybe) halves it. On
+		 * two cores a ping-pong's reply then never waits for a
+		 * yield; on one, the peer gets the core within a few polls. */
+#ifndef VELA_SIMULATED_MPI
+		if (++turns % 4 == 0)
+		{
+			double t = now_us();
+			if (!next_yield)
+				next_yield = t + __atomic_load_n(&yield_ns, __ATOMIC_RELAXED) * 1e-3;
+			else if (t >= next_yield)
+			{
+				SPIN_YIELD();
+				double t2 = now_us();
+				unsigned ns = __atomic_load_n(&yield_ns, __ATOMIC_RELAXED);
+				if (t2 - t > YIELD_AWAY_US)
+					ns = ns / 2 > YIELD_MIN_NS ? ns / 2 : YIELD_MIN_NS;
+				else
+					ns = ns * 2 < YIELD_MAX_NS ? ns * 2 : YIELD_MAX_NS;
+				__atomic_store_n(&yield_ns, ns, __ATOMIC_RELAXED);
+				next_yield = t2 + ns * 1e-3;
+			}
+		}
+#endif
 		if (did || moving)
 		{
 			quiet = 0;
@@ -572,176 +607,36 @@ int post_contiguous(char *buf, size_t size, int send, int ssend, struct mcomm *c
 	return post_chunks(&d, send, ssend, c, peer, data_tag, kind, ptr);
 }
 
-/* ------------------------------------------------------------------ */
-/* Sends. */
-
-/* Whether a message of d goes inline, in its envelope's MPI message: small
- * messages of the built-in layouts and packed ones, not synchronous sends
- * (whose data must wait for the receive). */
-static int goes_inline(const struct mdesc *d, int ssend)
+/* The last n operations (a send just posted by send_start): if all are
+ * complete (an eager message has left), dropped and 1; else 0. */
+int ops_tail_test(int n)
 {
-	return !ssend && (d->how == HOW_SEGMENTS || d->how == HOW_PACKED) && d->size <= mpi.inline_max;
-}
-
-/* Copies the segments of d one after the other into out. */
-static void desc_gather(const struct mdesc *d, char *out)
-{
-	for (int i = 0; i < d->nseg; i++)
-	{
-		memcpy(out, d->seg[i].ptr, d->seg[i].len);
-		out += d->seg[i].len;
-	}
-}
-
-/* Posts r's envelope and data; the number of MPI operations posted, 0 if r
- * was completed (with an error). */
-static int send_start(struct mreq *r)
-{
-	r->ready = 1;
-	if (mpi.tracing)
-		r->t_start = vela_trace_now();
-	if (!r->snap)
-	{
-		int ret = desc_build(&r->desc, r->handle, 1, r->fn);
-		if (ret)
-		{
-			req_complete(r, ret);
-			return 0;
-		}
-	}
-	struct mcomm *c = r->comm;
-	r->env.type = ENV_DATA;
-	r->env.how = r->desc.how;
-	r->env.tag = r->tag;
-	r->env.seq = r->seq;
-	r->env.size = (int64_t) r->desc.size;
-	r->env.wire = (int64_t) r->desc.wire;
-	r->env.ssend = r->ssend;
-	int nmpi;
-	if (r->snap || goes_inline(&r->desc, r->ssend))
-	{
-		/* One message: the envelope, then the bytes (copied at
-		 * submission already for a snapshot). */
-		r->env.data_tag = ENV_INLINE;
-		if (!r->wbuf)
-			r->wbuf = malloc(WBUF_SIZE);
-		if (!r->wbuf)
-		{
-			mpi_error("%s: out of memory sending %zu bytes to rank %d", r->fn, r->desc.size, r->peer);
-			req_complete(r, -ENOMEM);
-			return 0;
-		}
-		memcpy(r->wbuf, &r->env, sizeof(r->env));
-		if (!r->snap)
-			desc_gather(&r->desc, r->wbuf + sizeof(r->env));
-		nmpi = post_one(r->wbuf, (int) (sizeof(r->env) + r->desc.size), MPI_BYTE, 1, 0, c, r->peer, mpi.env_tag, OP_ENV_SEND, r);
-		if (!nmpi)
-		{
-			req_complete(r, -EIO);
-			return 0;
-		}
-		/* Counted as data in flight by post_one: an eager message
-		 * is not; it completes on the first test. */
-		P.kinds[P.n - 1] &= ~OP_FLAG_DATA;
-		P.ndata--;
-	}
-	else
-	{
-		r->env.data_tag = prog_next_data_tag(c);
-		MPI_Request mr;
-		if (MPI_Isend(&r->env, sizeof(r->env), MPI_BYTE, r->peer, mpi.env_tag, c->comm, &mr) != MPI_SUCCESS)
-		{
-			mpi_error("%s: sending the envelope of tag %lld to rank %d failed", r->fn, (long long) r->tag, r->peer);
-			req_complete(r, -EIO);
-			return 0;
-		}
-		op_add(mr, OP_ENV_SEND, r);
-		nmpi = 1 + post_chunks(&r->desc, 1, r->ssend, c, r->peer, r->env.data_tag, OP_DATA_SEND, r);
-	}
-	r->nmpi = nmpi;
-	/* Set at init, freed after the engine stops. */
-	if (mpi.comm_amounts)
-		__atomic_add_fetch(&mpi.comm_amounts[c->world[r->peer]], r->desc.size, __ATOMIC_RELAXED);
-	if (mpi.comm_debug)
-	{
-		char lbl[64];
-		fprintf(stderr, MPI_ERR_PREFIX "rank %d: send %s tag %lld (#%lld) to rank %d: %zu bytes%s\n", c->rank,
-			mpi_handle_label(r->handle, lbl, sizeof(lbl)), (long long) r->tag, (long long) r->seq, r->peer,
-			r->desc.size, r->ssend ? " (synchronous)" : "");
-	}
-	return nmpi;
-}
-
-/* Drops the last n operations (those just posted, all complete). */
-static void ops_drop_tail(int n)
-{
+	int flag = 0;
+	if (MPI_Testall(n, P.reqs + P.n - n, &flag, MPI_STATUSES_IGNORE) != MPI_SUCCESS || !flag)
+		return 0;
 	for (int k = P.n - n; k < P.n; k++)
 		if (P.kinds[k] & OP_FLAG_DATA)
 			P.ndata--;
 	P.n -= n;
-}
-
-int post_now(struct mreq *r)
-{
-	if (!engine_try_enter())
-		return 0;
-	int n = send_start(r);
-	int flag = 0;
-	/* Its operations are the last ones: an eager message has left
-	 * already and the request ends here, in the submitter's thread. */
-	if (n && MPI_Testall(n, P.reqs + P.n - n, &flag, MPI_STATUSES_IGNORE) == MPI_SUCCESS && flag)
-	{
-		ops_drop_tail(n);
-		req_complete(r, 0);
-		n = 0;
-	}
-	engine_leave();
-	if (n && !app_driving())
-	{
-		/* Data in flight: the progression thread polls it. */
-		starpu_pthread_mutex_lock(&mpi.qlock);
-		wake_locked();
-		starpu_pthread_mutex_unlock(&mpi.qlock);
-	}
 	return 1;
 }
 
-struct snap
+void op_last_not_data(void)
 {
-	struct mreq *r;
-	int ok;
-};
-
-/* Under the handle's lock (vela_data_read_now): describe and copy. */
-static void snap_copy(void *iface, void *arg)
-{
-	struct snap *s = arg;
-	struct mreq *r = s->r;
-	if (desc_build_plain(&r->desc, r->handle, iface))
-		return;
-	if (r->desc.size > mpi.inline_max)
+	if (P.kinds[P.n - 1] & OP_FLAG_DATA)
 	{
-		desc_free(&r->desc);
-		return;
+		P.kinds[P.n - 1] &= ~OP_FLAG_DATA;
+		P.ndata--;
 	}
-	desc_gather(&r->desc, r->wbuf + sizeof(struct menv));
-	s->ok = 1;
 }
 
-int send_snapshot(struct mreq *r)
+void prog_wake_unless_driven(void)
 {
-	if (r->ssend || !mpi.inline_max)
-		return 0;
-	if (!r->wbuf && !(r->wbuf = malloc(WBUF_SIZE)))
-		return 0;
-	struct snap s = { r, 0 };
-	if (vela_data_read_now(r->handle, STARPU_MAIN_RAM, snap_copy, &s) || !s.ok)
-		return 0;
-	/* The segments point into the handle, which is not ours any more:
-	 * only the size and layout are used from now on. */
-	desc_free(&r->desc);
-	r->snap = 1;
-	return 1;
+	if (app_driving())
+		return;
+	starpu_pthread_mutex_lock(&mpi.qlock);
+	wake_locked();
+	starpu_pthread_mutex_unlock(&mpi.qlock);
 }
 
 /* ------------------------------------------------------------------ */
