@@ -135,6 +135,15 @@ struct mcomm
 	int64_t *env_expected;		/* per peer, from its bye (-1 before) */
 	int nbye_missing;		/* peers whose bye has not arrived */
 	struct menv_slot *lslot;	/* the posted envelope receive */
+	struct msends *sends;		/* per peer: sends in flight and waiting (engine) */
+};
+
+/* Sends to one peer (engine only): how many are posted to MPI, and those
+ * waiting for one of them to complete (a FIFO through mreq.wnext). */
+struct msends
+{
+	int inflight;
+	struct mreq *head, *tail;
 };
 
 /* The comm record of comm: looked up, or registered (a collective-free
@@ -257,6 +266,8 @@ struct mreq
 	struct mdesc desc;
 	int ready, env_arrived, cancelled, posted;
 	int nmpi;			/* MPI operations in flight */
+	int windowed;			/* counted in its peer's sends in flight */
+	struct mreq *wnext;		/* the peer's waiting sends */
 	struct menv env;		/* sent (send) or received (receive) */
 	struct mearly *early;		/* the early message it takes */
 	void *buf;			/* packed receive buffer (starpu_malloc_on_node_flags; owned until unpacked) */
@@ -328,6 +339,12 @@ void prog_run(struct mreq *r, unsigned cmd);
 /* Posts r's envelope and data (send.c, engine lock held); the number of
  * MPI operations posted, 0 if r was completed (with an error). */
 int send_start(struct mreq *r);
+/* A send r that held a place in its peer's window completed (engine lock
+ * held): the next waiting ones go. */
+void send_window_done(struct mreq *r);
+/* How many sends wait for their place (engine lock held): whoever polls
+ * keeps polling meanwhile, as while data moves. */
+int send_window_queued(void);
 /* For send.c, engine lock held: whether the last n operations completed
  * (then dropped); the last operation is an eager message, not data that
  * keeps a thread polling. */
@@ -477,6 +494,7 @@ struct mpi_state
 	int trace_sync;			/* the ranks synchronise clocks at shutdown (same on all) */
 	int *trace_rank;		/* world rank -> rank in the init communicator, -1 (owned; while trace_sync) */
 	size_t inline_max;		/* largest message sent inside its envelope (VELA_MPI_INLINE_MAX) */
+	unsigned send_window;		/* sends posted to MPI at once per peer (VELA_MPI_SEND_WINDOW) */
 	unsigned early_defer_us;	/* longest wait for the receive of a large early message (VELA_MPI_EARLY_DEFER_US) */
 	struct mcomm *comms;		/* under lock */
 	struct mcomm *comm_init[2];	/* the records of init's communicator and the world (set before the threads start) */
@@ -494,7 +512,7 @@ struct mpi_state
 
 	starpu_pthread_mutex_t qlock;
 	starpu_pthread_cond_t qcond;	/* work for the progression thread */
-	starpu_pthread_cond_t donecond;	/* a request completed */
+	starpu_pthread_cond_t donecond;	/* a request that is not detached completed, none is live, or a driver left */
 	struct mreq *qhead, *qtail;
 	struct mreq *live;		/* live requests (for shutdown reports) */
 	int nlive;

@@ -53,8 +53,12 @@
  * polling until they arrive would never end). */
 #ifdef VELA_SIMULATED_MPI
 #define DATA_NEEDS_POLLS(ndata) ((void) (ndata), 0)
+#define WINDOW_NEEDS_POLLS() 0
 #else
 #define DATA_NEEDS_POLLS(ndata) ((ndata) > 0)
+/* Sends waiting for a place in their window go as soon as a poll sees
+ * an earlier one complete (send.c). */
+#define WINDOW_NEEDS_POLLS() (send_window_queued() > 0)
 #endif
 
 /* Spinning. With Open MPI a thread that expects a message soon polls
@@ -273,6 +277,10 @@ static int req_done(struct mreq *r)
 
 void req_complete(struct mreq *r, int result)
 {
+	/* A send that held a place in its peer's window gives it to the
+	 * next one (engine lock held: only the engine windows sends). */
+	if (r->type == MREQ_SEND && r->windowed)
+		send_window_done(r);
 	if (mpi.tracing && !result && (r->type == MREQ_SEND || r->type == MREQ_RECV))
 		mtrace_comm(r);
 	if ((r->type == MREQ_SEND || r->type == MREQ_RECV) && r->ready && !r->snap)
@@ -308,7 +316,12 @@ void req_complete(struct mreq *r, int result)
 	mpi.nlive--;
 	if (!detached)
 		__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);	/* the waiter frees it: not touched after this */
-	starpu_pthread_cond_broadcast(&mpi.donecond);
+	/* Who sleeps on donecond: the waiter of a request that is not
+	 * detached, and those waiting for no request to be live. Waking
+	 * them at every detached completion would cost wait_for_all a
+	 * context switch per message. */
+	if (!detached || !mpi.nlive)
+		starpu_pthread_cond_broadcast(&mpi.donecond);
 	if (detached)
 		req_free_locked(r);
 	starpu_pthread_mutex_unlock(&mpi.qlock);
@@ -333,7 +346,7 @@ static int drive(struct mreq *r)
 		if (engine_try_enter())
 		{
 			did = engine_poll();
-			moving = DATA_NEEDS_POLLS(P.ndata);
+			moving = DATA_NEEDS_POLLS(P.ndata) || WINDOW_NEEDS_POLLS();
 			pending = P.n > P.nlisten;
 			engine_leave();
 		}
@@ -979,7 +992,7 @@ static int progress_turn(int stop, double *last_shutdown_progress, int *moving)
 			*last_shutdown_progress = t;
 		}
 	}
-	*moving = DATA_NEEDS_POLLS(P.ndata);
+	*moving = DATA_NEEDS_POLLS(P.ndata) || WINDOW_NEEDS_POLLS();
 	return did;
 }
 

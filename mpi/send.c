@@ -35,11 +35,61 @@ static void desc_gather(const struct mdesc *d, char *out)
 	}
 }
 
+/* Sends to one peer go to MPI send_window at a time: with thousands of
+ * sends posted at once, Open MPI's shared-memory transport runs out of
+ * fragments and its ob1 layer walks its whole list of pending sends at
+ * every progress call (quadratic: 57 us per message for 20000 detached
+ * 8-byte sends, 12 us for 5000). The others wait here, in submission
+ * order, and go as earlier ones complete. Synchronous sends are not
+ * counted: they wait for the application's receive, which may depend on
+ * later messages. */
+static int nqueued;	/* sends waiting for a place in a window (engine lock) */
+
+int send_window_queued(void)
+{
+	return nqueued;
+}
+
+void send_window_done(struct mreq *r)
+{
+	if (!r->windowed)
+		return;
+	r->windowed = 0;
+	struct msends *s = &r->comm->sends[r->peer];
+	s->inflight--;
+	while (s->head && s->inflight < (int) mpi.send_window)
+	{
+		struct mreq *next = s->head;
+		s->head = next->wnext;
+		if (!s->head)
+			s->tail = NULL;
+		next->wnext = NULL;
+		nqueued--;
+		send_start(next);
+	}
+}
+
 /* Posts r's envelope and data; the number of MPI operations posted, 0 if r
- * was completed (with an error). */
+ * was completed (with an error) or waits for its place in the window. */
 int send_start(struct mreq *r)
 {
 	r->ready = 1;
+	if (!r->ssend)
+	{
+		struct msends *s = &r->comm->sends[r->peer];
+		if (s->inflight >= (int) mpi.send_window)
+		{
+			if (s->tail)
+				s->tail->wnext = r;
+			else
+				s->head = r;
+			s->tail = r;
+			nqueued++;
+			return 0;
+		}
+		s->inflight++;
+		r->windowed = 1;
+	}
 	if (mpi.tracing)
 		r->t_start = vela_trace_now();
 	if (!r->snap)
