@@ -88,7 +88,7 @@
 /* How long a spinning waiter polls before yielding its core (drive):
  * between YIELD_MIN_NS and YIELD_MAX_NS, adapted by what its yields do; a
  * yield lasting more than YIELD_AWAY_US gave the core to another thread. */
-#define YIELD_MIN_NS 250u
+#define YIELD_MIN_NS 1000u
 #define YIELD_MAX_NS 3000u
 #define YIELD_AWAY_US 1.5
 #ifndef VELA_SIMULATED_MPI
