@@ -14,6 +14,9 @@
  *    address as the old handle;
  *  - the reduction methods of a handle (starpu_mpi_redux_data folds the
  *    contributions of other ranks with the handle's redux_cl);
+ *  - a read of a handle's data as it is now, without a job (the small
+ *    sends of the layer copy the bytes out at once: an acquisition and
+ *    its release cost more than the message);
  *  - a condition wait bounded by a duration rather than a wall-clock
  *    date (the progression thread's back-off; in a simulation the
  *    duration is simulated time, and the same in every run);
@@ -55,6 +58,15 @@ void vela_data_set_unregister_hook(starpu_data_handle_t handle, void (*hook)(sta
 /* The codelets given to starpu_data_set_reduction_methods (NULL when
  * none); either pointer may be NULL. */
 void vela_data_get_reduction_methods(starpu_data_handle_t handle, struct starpu_codelet **redux_cl, struct starpu_codelet **init_cl);
+
+/* Calls fn(the handle's interface on node, arg) if the data can be read
+ * there right now without waiting: valid on that RAM node, no writer
+ * submitted before and unfinished, none or a reduction running, nobody
+ * queued for it (plain handles only: not partitioned, not a piece, no
+ * arbiter). fn runs under the handle's lock: it copies the bytes out
+ * and returns, calling nothing of the runtime. 0, or -EAGAIN (fn not
+ * called): acquire the data the ordinary way. */
+int vela_data_read_now(starpu_data_handle_t handle, unsigned node, void (*fn)(void *data_interface, void *arg), void *arg);
 
 /* starpu_pthread_cond_timedwait for at most us microseconds of the
  * runtime's clock (simulated time in a simulation): 0, or ETIMEDOUT. */

@@ -345,6 +345,25 @@ int desc_build(struct mdesc *d, starpu_data_handle_t h, int for_send, const char
 	return 0;
 }
 
+int desc_build_plain(struct mdesc *d, starpu_data_handle_t h, void *iface)
+{
+	memset(d, 0, sizeof(*d));
+	d->seg = &d->seg1;
+	d->capseg = 1;
+	d->dt = MPI_DATATYPE_NULL;
+	/* A registered datatype would take precedence: not plain. */
+	if (__atomic_load_n(&any_registered, __ATOMIC_ACQUIRE) || !iface)
+		return -1;
+	if (builtin_segments(d, h, iface))
+	{
+		desc_free(d);
+		return -1;
+	}
+	d->how = HOW_SEGMENTS;
+	d->wire = d->size;
+	return 0;
+}
+
 void desc_free(struct mdesc *d)
 {
 	if (d->seg && d->seg != &d->seg1)

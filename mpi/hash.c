@@ -8,16 +8,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* One multiply per part and a final mix: the keys are pointers and small
+ * integers, looked up on every message (a division per lookup was the
+ * largest cost of the table: buckets are a power of two, masked). */
 static size_t key_hash(const struct mkey *k)
 {
-	uint64_t h = 1469598103934665603ull;
-	uint64_t parts[4] = { (uint64_t) k->a, (uint64_t) k->b, (uint64_t) k->c, (uint64_t) k->d };
-	for (int i = 0; i < 4; i++)
-	{
-		h ^= parts[i];
-		h *= 1099511628211ull;
-		h ^= h >> 29;
-	}
+	uint64_t h = (uint64_t) k->a * 0x9e3779b97f4a7c15ull;
+	h ^= (uint64_t) k->b * 0xc2b2ae3d27d4eb4full;
+	h ^= (uint64_t) k->c * 0x165667b19e3779f9ull;
+	h ^= (uint64_t) k->d * 0x27d4eb2f165667c5ull;
+	h ^= h >> 31;
+	h *= 0x94d049bb133111ebull;
+	h ^= h >> 29;
 	return (size_t) h;
 }
 
@@ -33,6 +35,12 @@ void mhash_init(struct mhash *h)
 
 void mhash_fini(struct mhash *h)
 {
+	while (h->spare)
+	{
+		struct mhash_entry *n = h->spare->next;
+		free(h->spare);
+		h->spare = n;
+	}
 	for (size_t i = 0; i < h->nbuckets; i++)
 	{
 		struct mhash_entry *e = h->buckets[i];
@@ -51,7 +59,7 @@ struct mhash_entry *mhash_find(struct mhash *h, const struct mkey *k)
 {
 	if (!h->nbuckets)
 		return NULL;
-	for (struct mhash_entry *e = h->buckets[key_hash(k) % h->nbuckets]; e; e = e->next)
+	for (struct mhash_entry *e = h->buckets[key_hash(k) & (h->nbuckets - 1)]; e; e = e->next)
 		if (key_eq(&e->key, k))
 			return e;
 	return NULL;
@@ -69,7 +77,7 @@ static int grow(struct mhash *h)
 		while (e)
 		{
 			struct mhash_entry *next = e->next;
-			size_t j = key_hash(&e->key) % n;
+			size_t j = key_hash(&e->key) & (n - 1);
 			e->next = b[j];
 			b[j] = e;
 			e = next;
@@ -83,34 +91,51 @@ static int grow(struct mhash *h)
 
 struct mhash_entry *mhash_get(struct mhash *h, const struct mkey *k)
 {
-	struct mhash_entry *e = mhash_find(h, k);
-	if (e)
-		return e;
+	size_t hv = key_hash(k);
+	if (h->nbuckets)
+		for (struct mhash_entry *e = h->buckets[hv & (h->nbuckets - 1)]; e; e = e->next)
+			if (key_eq(&e->key, k))
+				return e;
 	if (h->count >= h->nbuckets && grow(h))
 		return NULL;
-	e = calloc(1, sizeof(*e));
-	if (!e)
+	struct mhash_entry *e = h->spare;
+	if (e)
+	{
+		h->spare = e->next;
+		h->nspare--;
+	}
+	else if (!(e = malloc(sizeof(*e))))
 		return NULL;
+	memset(e, 0, sizeof(*e));
 	e->key = *k;
-	size_t j = key_hash(k) % h->nbuckets;
+	size_t j = hv & (h->nbuckets - 1);
 	e->next = h->buckets[j];
 	h->buckets[j] = e;
 	h->count++;
 	return e;
 }
 
+/* Removed entries are kept for the next insertions (a receive posted and
+ * matched per message), up to as many as the table has buckets. */
 void mhash_remove(struct mhash *h, const struct mkey *k)
 {
 	if (!h->nbuckets)
 		return;
-	struct mhash_entry **p = &h->buckets[key_hash(k) % h->nbuckets];
+	struct mhash_entry **p = &h->buckets[key_hash(k) & (h->nbuckets - 1)];
 	for (; *p; p = &(*p)->next)
 		if (key_eq(&(*p)->key, k))
 		{
 			struct mhash_entry *e = *p;
 			*p = e->next;
-			free(e);
 			h->count--;
+			if (h->nspare < h->nbuckets)
+			{
+				e->next = h->spare;
+				h->spare = e;
+				h->nspare++;
+			}
+			else
+				free(e);
 			return;
 		}
 }

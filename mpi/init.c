@@ -96,8 +96,9 @@ struct mcomm *mcomm_register_now(MPI_Comm comm, int bye)
 	c->world = calloc((size_t) c->size, sizeof(int));
 	c->env_count = calloc((size_t) c->size, sizeof(int64_t));
 	c->env_expected = calloc((size_t) c->size, sizeof(int64_t));
+	c->sends = calloc((size_t) c->size, sizeof(*c->sends));
 	int *ranks = calloc((size_t) c->size, sizeof(int));
-	if (!c->world || !c->env_count || !c->env_expected || !ranks)
+	if (!c->world || !c->env_count || !c->env_expected || !c->sends || !ranks)
 		goto fail;
 	for (int i = 0; i < c->size; i++)
 	{
@@ -129,6 +130,7 @@ fail:
 	free(c->world);
 	free(c->env_count);
 	free(c->env_expected);
+	free(c->sends);
 	free(c);
 	return NULL;
 }
@@ -336,6 +338,7 @@ static void free_comms(void)
 		free(c->world);
 		free(c->env_count);
 		free(c->env_expected);
+		free(c->sends);
 		free(c->lslot);
 		free(c);
 		c = n;
@@ -406,6 +409,16 @@ static int layer_init(int *argc, char ***argv, int initialize_mpi, MPI_Comm comm
 	mpi.nworkers = (int) starpu_worker_get_count();
 	if (mpi.nworkers < 1)
 		mpi.nworkers = 1;
+	/* In a simulated cluster copying an early message costs no
+	 * simulated time: nothing to save by waiting for its receive. */
+#ifdef VELA_SIMULATED_MPI
+	mpi.early_defer_us = env_unsigned("VELA_MPI_EARLY_DEFER_US", 0);
+#else
+	mpi.early_defer_us = env_unsigned("VELA_MPI_EARLY_DEFER_US", 1000);
+#endif
+	mpi.send_window = env_unsigned("VELA_MPI_SEND_WINDOW", 64);
+	if (mpi.send_window < 1)
+		mpi.send_window = 1;
 	mpi.inline_max = env_unsigned("VELA_MPI_INLINE_MAX", (unsigned) VELA_MPI_INLINE_CAP);
 	if (mpi.inline_max > VELA_MPI_INLINE_CAP)
 		mpi.inline_max = VELA_MPI_INLINE_CAP;

@@ -32,6 +32,8 @@
 static struct mhash posted;	/* key -> struct mreq (waiting for its envelope) */
 static struct mhash early;	/* key -> struct mearly */
 static struct mhash byecount;	/* (comm, peer, tag) -> messages the peer sent */
+static struct mearly *deferred;	/* early messages whose data waits (deadline order) */
+static struct mearly *deferred_tail;
 static int nbye_ops;		/* bye sends and receives in flight */
 static int nunmatched;
 
@@ -64,6 +66,7 @@ void match_init(void)
 	mhash_init(&posted);
 	mhash_init(&early);
 	mhash_init(&byecount);
+	deferred = deferred_tail = NULL;
 	nbye_ops = 0;
 	nunmatched = 0;
 }
@@ -82,6 +85,7 @@ void match_fini(void)
 	mhash_fini(&posted);
 	mhash_fini(&early);
 	mhash_fini(&byecount);
+	deferred = deferred_tail = NULL;
 }
 
 static const char *how_name(int how)
@@ -161,6 +165,98 @@ static void drain(struct mcomm *c, int source, const struct menv *env)
 		free(d->buf);
 		free(d);
 	}
+}
+
+/* Early messages of at least this many bytes wait for their receive a
+ * little before their data is taken into a buffer: below it, the copy
+ * costs less than a wait would. */
+#define DEFER_MIN_BYTES ((size_t) 64 << 10)
+
+static void defer_unlink(struct mearly *m)
+{
+	if (!m->deferred)
+		return;
+	if (m->dprev)
+		m->dprev->dnext = m->dnext;
+	else
+		deferred = m->dnext;
+	if (m->dnext)
+		m->dnext->dprev = m->dprev;
+	else
+		deferred_tail = m->dprev;
+	m->dprev = m->dnext = NULL;
+	m->deferred = 0;
+}
+
+/* Whether m's data waits for its receive: large messages, for at most
+ * early_defer_us and about what taking it would cost (a buffer, its page
+ * faults and a copy: 1 µs per kB here), so that waiting in vain at most
+ * doubles that cost, while a receive that comes meanwhile (a blocking
+ * ping-pong: the peer posts it microseconds later) saves all of it. */
+static int early_defer(struct mearly *m)
+{
+	size_t bytes = wire_bytes(&m->env);
+	if (!mpi.early_defer_us || bytes < DEFER_MIN_BYTES)
+		return 0;
+	double wait = (double) bytes / 1000.0;
+	if (wait > mpi.early_defer_us)
+		wait = mpi.early_defer_us;
+	m->deadline = starpu_timing_now() + wait;
+	m->deferred = 1;
+	/* Deadlines grow with the size: insert from the tail. */
+	struct mearly *p = deferred_tail;
+	while (p && p->deadline > m->deadline)
+		p = p->dprev;
+	m->dprev = p;
+	m->dnext = p ? p->dnext : deferred;
+	if (m->dnext)
+		m->dnext->dprev = m;
+	else
+		deferred_tail = m;
+	if (p)
+		p->dnext = m;
+	else
+		deferred = m;
+	return 1;
+}
+
+/* Takes an early message's data into a buffer now. */
+static void take_early(struct mearly *m)
+{
+	m->bufsize = wire_bytes(&m->env);
+	m->buf = malloc(m->bufsize ? m->bufsize : 1);
+	if (!m->buf)
+	{
+		mpi_error("out of memory taking an early message of %zu bytes from rank %d: it waits for its receive", m->bufsize, m->source);
+		return;
+	}
+	m->nmpi = post_into(m->buf, &m->env, m->comm, m->source, OP_EARLY_RECV, m);
+	if (!m->nmpi)
+		m->complete = 1;
+}
+
+int match_expire_deferred(void)
+{
+	if (!deferred)
+		return 0;
+	double now = starpu_timing_now();
+	int did = 0;
+	while (deferred && deferred->deadline <= now)
+	{
+		struct mearly *m = deferred;
+		defer_unlink(m);
+		take_early(m);
+		did = 1;
+	}
+	return did;
+}
+
+double match_deferred_left_us(void)
+{
+	if (!deferred)
+		return -1;
+	double left = deferred->deadline - starpu_timing_now();
+	return left > 0 ? left : 0;
 }
 
 static void recv_done(struct mreq *r)
@@ -273,8 +369,10 @@ static void consume_early(struct mreq *r)
 	struct mearly *e = r->early;
 	if (!e->buf)
 	{
-		/* A synchronous send whose data was left with the sender:
-		 * receive it now, as if the envelope had just come. */
+		/* A synchronous send, or a large message, whose data was left
+		 * with the sender: receive it now, straight into the handle,
+		 * as if the envelope had just come. */
+		defer_unlink(e);
 		r->early = NULL;
 		r->env = e->env;
 		r->env_arrived = 1;
@@ -497,7 +595,16 @@ static void drain_sync(struct mhash_entry *e, void *arg)
 {
 	int *pending = arg;
 	struct mearly *m = e->v.ptr;
-	if (m->buf || !m->env.ssend)
+	if (m->buf)
+		return;
+	if (m->deferred)
+	{
+		defer_unlink(m);
+		take_early(m);
+		*pending += m->nmpi;
+		return;
+	}
+	if (!m->env.ssend)
 		return;
 	m->bufsize = wire_bytes(&m->env);
 	m->buf = malloc(m->bufsize ? m->bufsize : 1);
@@ -655,16 +762,9 @@ void match_envelope(struct mcomm *c, int source, const struct menv *env, size_t 
 	m->env = *env;
 	if (env->ssend)
 		return;		/* the sender waits for the receive */
-	m->bufsize = wire_bytes(env);
-	m->buf = malloc(m->bufsize ? m->bufsize : 1);
-	if (!m->buf)
-	{
-		mpi_error("out of memory taking an early message of %zu bytes from rank %d: it waits for its receive", m->bufsize, source);
-		return;
-	}
-	m->nmpi = post_into(m->buf, env, c, source, OP_EARLY_RECV, m);
-	if (!m->nmpi)
-		m->complete = 1;
+	if (early_defer(m))
+		return;		/* for a while */
+	take_early(m);
 }
 
 void match_op_done(enum op_kind kind, void *ptr)

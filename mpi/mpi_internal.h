@@ -102,8 +102,10 @@ struct mhash_entry
 };
 struct mhash
 {
-	struct mhash_entry **buckets;
+	struct mhash_entry **buckets;	/* a power of two of them */
 	size_t nbuckets, count;
+	struct mhash_entry *spare;	/* removed entries, reused */
+	size_t nspare;
 };
 void mhash_init(struct mhash *h);
 void mhash_fini(struct mhash *h);	/* frees the entries, not what they point to */
@@ -133,6 +135,15 @@ struct mcomm
 	int64_t *env_expected;		/* per peer, from its bye (-1 before) */
 	int nbye_missing;		/* peers whose bye has not arrived */
 	struct menv_slot *lslot;	/* the posted envelope receive */
+	struct msends *sends;		/* per peer: sends in flight and waiting (engine) */
+};
+
+/* Sends to one peer (engine only): how many are posted to MPI, and those
+ * waiting for one of them to complete (a FIFO through mreq.wnext). */
+struct msends
+{
+	int inflight;
+	struct mreq *head, *tail;
 };
 
 /* The comm record of comm: looked up, or registered (a collective-free
@@ -172,6 +183,10 @@ struct mdesc
  * needs it. 0, or -ENOTSUP/-ENOMEM with a message naming fn. */
 int desc_build(struct mdesc *d, starpu_data_handle_t h, int for_send, const char *fn);
 void desc_free(struct mdesc *d);
+/* desc_build of a built-in interface from its RAM interface iface, taking
+ * no lock and calling nothing but the interface getters: 0, or -1 (other
+ * interfaces, registered datatypes, no memory: use desc_build). */
+int desc_build_plain(struct mdesc *d, starpu_data_handle_t h, void *iface);
 /* Chunks of a message of size bytes. */
 size_t desc_nchunks(size_t size);
 /* The buffer, count and datatype of chunk k of d (segments or packed). The
@@ -207,6 +222,8 @@ struct menv
  * transport. Senders use at most mpi.inline_max (VELA_MPI_INLINE_MAX, no
  * more than this), so ranks with different settings still agree. */
 #define VELA_MPI_INLINE_CAP (4096 - sizeof(struct menv))
+/* The buffer of an inline send: envelope and bytes. */
+#define WBUF_SIZE (sizeof(struct menv) + VELA_MPI_INLINE_CAP)
 
 /* ------------------------------------------------------------- requests */
 
@@ -237,6 +254,7 @@ struct mreq
 	int prio;
 	unsigned detached:1, ssend:1;
 	unsigned sync_ready:1;		/* a receive's data was acquired during its submission, in its submitter */
+	unsigned snap:1;		/* a small send whose bytes were copied into wbuf at submission: no acquisition */
 	int seq_consistency;
 	void (*callback)(void *);
 	void *arg;
@@ -248,11 +266,13 @@ struct mreq
 	struct mdesc desc;
 	int ready, env_arrived, cancelled, posted;
 	int nmpi;			/* MPI operations in flight */
+	int windowed;			/* counted in its peer's sends in flight */
+	struct mreq *wnext;		/* the peer's waiting sends */
 	struct menv env;		/* sent (send) or received (receive) */
 	struct mearly *early;		/* the early message it takes */
 	void *buf;			/* packed receive buffer (starpu_malloc_on_node_flags; owned until unpacked) */
 	size_t bufsize;
-	char *wbuf;			/* an inline send's envelope + bytes (malloc; freed at completion) */
+	char *wbuf;			/* an inline send's envelope + bytes (WBUF_SIZE bytes, malloc; kept with the recycled request) */
 	int result;
 
 	/* under mpi.qlock */
@@ -279,6 +299,12 @@ struct mearly
 	size_t bufsize;
 	int nmpi, complete;
 	struct mreq *waiter;		/* the receive that took it meanwhile */
+	/* A large message whose data is left with its sender for a while,
+	 * in case its receive comes (then received straight into the
+	 * handle): on the deferred list until then or its deadline. */
+	int deferred;
+	double deadline;		/* µs (starpu_timing_now) */
+	struct mearly *dprev, *dnext;
 };
 
 /* A posted envelope receive. */
@@ -310,10 +336,30 @@ void prog_push(struct mreq *r, unsigned cmd);
 void prog_push_kick(struct mreq *r, unsigned cmd);
 /* Runs r's command(s) now, engine lock held. */
 void prog_run(struct mreq *r, unsigned cmd);
+/* Posts r's envelope and data (send.c, engine lock held); the number of
+ * MPI operations posted, 0 if r was completed (with an error). */
+int send_start(struct mreq *r);
+/* A send r that held a place in its peer's window completed (engine lock
+ * held): the next waiting ones go. */
+void send_window_done(struct mreq *r);
+/* How many sends wait for their place (engine lock held): whoever polls
+ * keeps polling meanwhile, as while data moves. */
+int send_window_queued(void);
+/* For send.c, engine lock held: whether the last n operations completed
+ * (then dropped); the last operation is an eager message, not data that
+ * keeps a thread polling. */
+int ops_tail_test(int n);
+void op_last_not_data(void);
+/* Wakes the progression thread unless an application thread drives. */
+void prog_wake_unless_driven(void);
 /* A send whose data this thread just acquired: posted and tested here if
  * the engine is free (1; r may be complete, even freed, on return), else
  * 0 and nothing done. */
 int post_now(struct mreq *r);
+/* A small send whose data can be read now without waiting: copies the
+ * bytes into r->wbuf (vela_data_read_now) and marks r snap (1), so that
+ * it is posted without acquiring the data; 0: acquire it as usual. */
+int send_snapshot(struct mreq *r);
 /* Runs fn(arg) under the engine lock (the thread allowed to call MPI). */
 int prog_call(void (*fn)(void *), void *arg);
 /* New request of type t (calloc'd, listed live). */
@@ -322,6 +368,8 @@ struct mreq *req_new(enum mreq_type t, const char *fn);
  * tag and group, wakes its waiter or frees it (detached). Progression
  * thread (or, for a request that never reached it, the submitter). */
 void req_complete(struct mreq *r, int result);
+/* Gives back a request that is not live any more (recycled). */
+void req_free(struct mreq *r);
 /* Waits for r (not detached) to complete; returns its result and frees
  * it. */
 int req_wait(struct mreq *r, int *source);
@@ -353,6 +401,10 @@ void match_ready_recv(struct mreq *r);
  * it, read in place before the receive is posted again). */
 void match_envelope(struct mcomm *c, int source, const struct menv *env, size_t count);
 void match_op_done(enum op_kind kind, void *ptr);
+/* Takes the data of the deferred early messages whose deadline passed
+ * (1 if any); how long until the next deadline, µs (-1: none). */
+int match_expire_deferred(void);
+double match_deferred_left_us(void);
 /* Shutdown: sends the byes; whether every bye and envelope has arrived;
  * reports what was never matched (count returned). */
 void match_send_byes(void);
@@ -442,6 +494,8 @@ struct mpi_state
 	int trace_sync;			/* the ranks synchronise clocks at shutdown (same on all) */
 	int *trace_rank;		/* world rank -> rank in the init communicator, -1 (owned; while trace_sync) */
 	size_t inline_max;		/* largest message sent inside its envelope (VELA_MPI_INLINE_MAX) */
+	unsigned send_window;		/* sends posted to MPI at once per peer (VELA_MPI_SEND_WINDOW) */
+	unsigned early_defer_us;	/* longest wait for the receive of a large early message (VELA_MPI_EARLY_DEFER_US) */
 	struct mcomm *comms;		/* under lock */
 	struct mcomm *comm_init[2];	/* the records of init's communicator and the world (set before the threads start) */
 
@@ -458,7 +512,7 @@ struct mpi_state
 
 	starpu_pthread_mutex_t qlock;
 	starpu_pthread_cond_t qcond;	/* work for the progression thread */
-	starpu_pthread_cond_t donecond;	/* a request completed */
+	starpu_pthread_cond_t donecond;	/* a request that is not detached completed, none is live, or a driver left */
 	struct mreq *qhead, *qtail;
 	struct mreq *live;		/* live requests (for shutdown reports) */
 	int nlive;

@@ -2,7 +2,9 @@
  *
  * Every send and receive of the layer (the API below, task insertion,
  * collectives) goes through p2p_submit: checks, a sequence number, then
- * the acquisition of the data on RAM through the public API — in read
+ * (a small send whose data can be read at once: its bytes are copied and
+ * posted without further ado, vela_data_read_now) the acquisition of the
+ * data on RAM through the public API — in read
  * mode for a send, write mode for a receive, after the tasks submitted
  * before on the handle — whose callback hands the request to the engine:
  * a send is posted at once by the thread where the callback runs (the
@@ -89,6 +91,15 @@ int p2p_submit(const struct mp2p *p, starpu_mpi_req *req)
 	r->seq = p->type == MREQ_SEND ? seq_next_send(c, p->peer, p->tag) : seq_next_recv(c, p->peer, p->tag);
 	if (req)
 		*req = r;
+	/* A small send whose data is there: its bytes are copied now and it
+	 * goes without an acquisition (which costs more than the message);
+	 * posted here, or by the engine if another thread is in it. */
+	if (p->type == MREQ_SEND && p->seq_consistency && send_snapshot(r))
+	{
+		if (!post_now(r))
+			prog_push_kick(r, CMD_READY);
+		return 0;
+	}
 	/* A receive enters matching after its acquisition is asked for:
 	 * the engine copes with either order of its commands. */
 	submitting_set(p->type == MREQ_RECV ? r : NULL);

@@ -53,8 +53,12 @@
  * polling until they arrive would never end). */
 #ifdef VELA_SIMULATED_MPI
 #define DATA_NEEDS_POLLS(ndata) ((void) (ndata), 0)
+#define WINDOW_NEEDS_POLLS() 0
 #else
 #define DATA_NEEDS_POLLS(ndata) ((ndata) > 0)
+/* Sends waiting for a place in their window go as soon as a poll sees
+ * an earlier one complete (send.c). */
+#define WINDOW_NEEDS_POLLS() (send_window_queued() > 0)
 #endif
 
 /* Spinning. With Open MPI a thread that expects a message soon polls
@@ -80,6 +84,15 @@
 #define SPIN_POKE() ((void) 0)
 #define QUIET_POLLS 64
 #define SPIN_CHECK 16
+#endif
+/* How long a spinning waiter polls before yielding its core (drive):
+ * between YIELD_MIN_NS and YIELD_MAX_NS, adapted by what its yields do; a
+ * yield lasting more than YIELD_AWAY_US gave the core to another thread. */
+#define YIELD_MIN_NS 1000u
+#define YIELD_MAX_NS 3000u
+#define YIELD_AWAY_US 1.5
+#ifndef VELA_SIMULATED_MPI
+static unsigned yield_ns = YIELD_MAX_NS;
 #endif
 
 /* Whether this thread holds the engine lock. */
@@ -166,17 +179,70 @@ static void wake_locked(void)
 /* ------------------------------------------------------------------ */
 /* Requests. */
 
+/* Requests are recycled, with their inline send buffer: a message would
+ * otherwise cost an allocation and a free of each (under qlock). */
+#define REQ_POOL_MAX 256
+static struct mreq *req_pool;
+static int req_npool;
+
+static void req_free_locked(struct mreq *r)
+{
+	if (req_npool < REQ_POOL_MAX)
+	{
+		r->qnext = req_pool;
+		req_pool = r;
+		req_npool++;
+		return;
+	}
+	free(r->wbuf);
+	free(r);
+}
+
+void req_free(struct mreq *r)
+{
+	starpu_pthread_mutex_lock(&mpi.qlock);
+	req_free_locked(r);
+	starpu_pthread_mutex_unlock(&mpi.qlock);
+}
+
+/* At shutdown (nothing is live). */
+static void req_pool_drain(void)
+{
+	starpu_pthread_mutex_lock(&mpi.qlock);
+	while (req_pool)
+	{
+		struct mreq *r = req_pool;
+		req_pool = r->qnext;
+		free(r->wbuf);
+		free(r);
+	}
+	req_npool = 0;
+	starpu_pthread_mutex_unlock(&mpi.qlock);
+}
+
 struct mreq *req_new(enum mreq_type t, const char *fn)
 {
-	struct mreq *r = calloc(1, sizeof(*r));
-	if (!r)
+	starpu_pthread_mutex_lock(&mpi.qlock);
+	struct mreq *r = req_pool;
+	char *wbuf = NULL;
+	if (r)
+	{
+		req_pool = r->qnext;
+		req_npool--;
+		wbuf = r->wbuf;
+	}
+	else if (!(r = malloc(sizeof(*r))))
+	{
+		starpu_pthread_mutex_unlock(&mpi.qlock);
 		return NULL;
+	}
+	memset(r, 0, sizeof(*r));
+	r->wbuf = wbuf;
 	r->type = t;
 	r->fn = fn;
 	r->peer = -1;
 	r->desc.seg = &r->desc.seg1;
 	r->desc.dt = MPI_DATATYPE_NULL;
-	starpu_pthread_mutex_lock(&mpi.qlock);
 	r->lnext = mpi.live;
 	if (mpi.live)
 		mpi.live->lprev = r;
@@ -211,9 +277,13 @@ static int req_done(struct mreq *r)
 
 void req_complete(struct mreq *r, int result)
 {
+	/* A send that held a place in its peer's window gives it to the
+	 * next one (engine lock held: only the engine windows sends). */
+	if (r->type == MREQ_SEND && r->windowed)
+		send_window_done(r);
 	if (mpi.tracing && !result && (r->type == MREQ_SEND || r->type == MREQ_RECV))
 		mtrace_comm(r);
-	if ((r->type == MREQ_SEND || r->type == MREQ_RECV) && r->ready)
+	if ((r->type == MREQ_SEND || r->type == MREQ_RECV) && r->ready && !r->snap)
 		starpu_data_release_on_node(r->handle, STARPU_MAIN_RAM);
 	desc_free(&r->desc);
 	if (r->buf)
@@ -221,8 +291,6 @@ void req_complete(struct mreq *r, int result)
 		starpu_free_on_node_flags(STARPU_MAIN_RAM, (uintptr_t) r->buf, r->bufsize, 0);
 		r->buf = NULL;
 	}
-	free(r->wbuf);
-	r->wbuf = NULL;
 	r->result = result;
 	if (r->callback)
 		r->callback(r->arg);
@@ -248,10 +316,15 @@ void req_complete(struct mreq *r, int result)
 	mpi.nlive--;
 	if (!detached)
 		__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);	/* the waiter frees it: not touched after this */
-	starpu_pthread_cond_broadcast(&mpi.donecond);
-	starpu_pthread_mutex_unlock(&mpi.qlock);
+	/* Who sleeps on donecond: the waiter of a request that is not
+	 * detached, and those waiting for no request to be live. Waking
+	 * them at every detached completion would cost wait_for_all a
+	 * context switch per message. */
+	if (!detached || !mpi.nlive)
+		starpu_pthread_cond_broadcast(&mpi.donecond);
 	if (detached)
-		free(r);
+		req_free_locked(r);
+	starpu_pthread_mutex_unlock(&mpi.qlock);
 }
 
 /* Drives the engine until r completes, or until nothing has happened for
@@ -263,7 +336,9 @@ static int drive(struct mreq *r)
 	/* quiet: polls since the last activity; the clock is read only
 	 * after QUIET_POLLS of them (reading it costs as much as a poll). */
 	unsigned quiet = 0, turns = 0;
-	double quiet_since = 0;
+	double quiet_since = 0, next_yield = 0;
+	(void) turns;
+	(void) next_yield;
 	int pending = 0;
 	while (!req_done(r))
 	{
@@ -271,16 +346,41 @@ static int drive(struct mreq *r)
 		if (engine_try_enter())
 		{
 			did = engine_poll();
-			moving = DATA_NEEDS_POLLS(P.ndata);
+			moving = DATA_NEEDS_POLLS(P.ndata) || WINDOW_NEEDS_POLLS();
 			pending = P.n > P.nlisten;
 			engine_leave();
 		}
 		/* The peer may share this core (more threads than cores,
 		 * other programs): spinning without a yield would keep it
 		 * off the core until the scheduler's next preemption,
-		 * hundreds of microseconds. */
-		if (++turns % 32 == 0)
-			SPIN_YIELD();
+		 * hundreds of microseconds. But a yield is a system call
+		 * (0.3-0.5 us here, as much as a whole message), so the
+		 * waiter yields after spinning yield_us, which adapts: a
+		 * yield that returned at once (nobody else wanted the core)
+		 * doubles it, up to YIELD_MAX_NS; one that gave the core
+		 * away (another thread ran: the peer, maybe) halves it. On
+		 * two cores a ping-pong's reply then never waits for a
+		 * yield; on one, the peer gets the core within a few polls. */
+#ifndef VELA_SIMULATED_MPI
+		if (++turns % 4 == 0)
+		{
+			double t = now_us();
+			if (!next_yield)
+				next_yield = t + __atomic_load_n(&yield_ns, __ATOMIC_RELAXED) * 1e-3;
+			else if (t >= next_yield)
+			{
+				SPIN_YIELD();
+				double t2 = now_us();
+				unsigned ns = __atomic_load_n(&yield_ns, __ATOMIC_RELAXED);
+				if (t2 - t > YIELD_AWAY_US)
+					ns = ns / 2 > YIELD_MIN_NS ? ns / 2 : YIELD_MIN_NS;
+				else
+					ns = ns * 2 < YIELD_MAX_NS ? ns * 2 : YIELD_MAX_NS;
+				__atomic_store_n(&yield_ns, ns, __ATOMIC_RELAXED);
+				next_yield = t2 + ns * 1e-3;
+			}
+		}
+#endif
 		if (did || moving)
 		{
 			quiet = 0;
@@ -348,7 +448,7 @@ int req_wait(struct mreq *r, int *source)
 	int result = r->result;
 	if (source)
 		*source = r->status_source;
-	free(r);
+	req_free(r);
 	return result;
 }
 
@@ -365,7 +465,7 @@ int req_test(struct mreq *r, int *result, int *source)
 	*result = r->result;
 	if (source)
 		*source = r->status_source;
-	free(r);
+	req_free(r);
 	return 1;
 }
 
@@ -520,132 +620,36 @@ int post_contiguous(char *buf, size_t size, int send, int ssend, struct mcomm *c
 	return post_chunks(&d, send, ssend, c, peer, data_tag, kind, ptr);
 }
 
-/* ------------------------------------------------------------------ */
-/* Sends. */
-
-/* Whether a message of d goes inline, in its envelope's MPI message: small
- * messages of the built-in layouts and packed ones, not synchronous sends
- * (whose data must wait for the receive). */
-static int goes_inline(const struct mdesc *d, int ssend)
+/* The last n operations (a send just posted by send_start): if all are
+ * complete (an eager message has left), dropped and 1; else 0. */
+int ops_tail_test(int n)
 {
-	return !ssend && (d->how == HOW_SEGMENTS || d->how == HOW_PACKED) && d->size <= mpi.inline_max;
-}
-
-/* Copies the segments of d one after the other into out. */
-static void desc_gather(const struct mdesc *d, char *out)
-{
-	for (int i = 0; i < d->nseg; i++)
-	{
-		memcpy(out, d->seg[i].ptr, d->seg[i].len);
-		out += d->seg[i].len;
-	}
-}
-
-/* Posts r's envelope and data; the number of MPI operations posted, 0 if r
- * was completed (with an error). */
-static int send_start(struct mreq *r)
-{
-	r->ready = 1;
-	if (mpi.tracing)
-		r->t_start = vela_trace_now();
-	int ret = desc_build(&r->desc, r->handle, 1, r->fn);
-	if (ret)
-	{
-		req_complete(r, ret);
+	int flag = 0;
+	if (MPI_Testall(n, P.reqs + P.n - n, &flag, MPI_STATUSES_IGNORE) != MPI_SUCCESS || !flag)
 		return 0;
-	}
-	struct mcomm *c = r->comm;
-	r->env.type = ENV_DATA;
-	r->env.how = r->desc.how;
-	r->env.tag = r->tag;
-	r->env.seq = r->seq;
-	r->env.size = (int64_t) r->desc.size;
-	r->env.wire = (int64_t) r->desc.wire;
-	r->env.ssend = r->ssend;
-	int nmpi;
-	if (goes_inline(&r->desc, r->ssend))
-	{
-		/* One message: the envelope, then the bytes. */
-		r->env.data_tag = ENV_INLINE;
-		r->wbuf = malloc(sizeof(r->env) + r->desc.size);
-		if (!r->wbuf)
-		{
-			mpi_error("%s: out of memory sending %zu bytes to rank %d", r->fn, r->desc.size, r->peer);
-			req_complete(r, -ENOMEM);
-			return 0;
-		}
-		memcpy(r->wbuf, &r->env, sizeof(r->env));
-		desc_gather(&r->desc, r->wbuf + sizeof(r->env));
-		nmpi = post_one(r->wbuf, (int) (sizeof(r->env) + r->desc.size), MPI_BYTE, 1, 0, c, r->peer, mpi.env_tag, OP_ENV_SEND, r);
-		if (!nmpi)
-		{
-			req_complete(r, -EIO);
-			return 0;
-		}
-		/* Counted as data in flight by post_one: an eager message
-		 * is not; it completes on the first test. */
-		P.kinds[P.n - 1] &= ~OP_FLAG_DATA;
-		P.ndata--;
-	}
-	else
-	{
-		r->env.data_tag = prog_next_data_tag(c);
-		MPI_Request mr;
-		if (MPI_Isend(&r->env, sizeof(r->env), MPI_BYTE, r->peer, mpi.env_tag, c->comm, &mr) != MPI_SUCCESS)
-		{
-			mpi_error("%s: sending the envelope of tag %lld to rank %d failed", r->fn, (long long) r->tag, r->peer);
-			req_complete(r, -EIO);
-			return 0;
-		}
-		op_add(mr, OP_ENV_SEND, r);
-		nmpi = 1 + post_chunks(&r->desc, 1, r->ssend, c, r->peer, r->env.data_tag, OP_DATA_SEND, r);
-	}
-	r->nmpi = nmpi;
-	/* Set at init, freed after the engine stops. */
-	if (mpi.comm_amounts)
-		__atomic_add_fetch(&mpi.comm_amounts[c->world[r->peer]], r->desc.size, __ATOMIC_RELAXED);
-	if (mpi.comm_debug)
-	{
-		char lbl[64];
-		fprintf(stderr, MPI_ERR_PREFIX "rank %d: send %s tag %lld (#%lld) to rank %d: %zu bytes%s\n", c->rank,
-			mpi_handle_label(r->handle, lbl, sizeof(lbl)), (long long) r->tag, (long long) r->seq, r->peer,
-			r->desc.size, r->ssend ? " (synchronous)" : "");
-	}
-	return nmpi;
-}
-
-/* Drops the last n operations (those just posted, all complete). */
-static void ops_drop_tail(int n)
-{
 	for (int k = P.n - n; k < P.n; k++)
 		if (P.kinds[k] & OP_FLAG_DATA)
 			P.ndata--;
 	P.n -= n;
+	return 1;
 }
 
-int post_now(struct mreq *r)
+void op_last_not_data(void)
 {
-	if (!engine_try_enter())
-		return 0;
-	int n = send_start(r);
-	int flag = 0;
-	/* Its operations are the last ones: an eager message has left
-	 * already and the request ends here, in the submitter's thread. */
-	if (n && MPI_Testall(n, P.reqs + P.n - n, &flag, MPI_STATUSES_IGNORE) == MPI_SUCCESS && flag)
+	if (P.kinds[P.n - 1] & OP_FLAG_DATA)
 	{
-		ops_drop_tail(n);
-		req_complete(r, 0);
-		n = 0;
+		P.kinds[P.n - 1] &= ~OP_FLAG_DATA;
+		P.ndata--;
 	}
-	engine_leave();
-	if (n && !app_driving())
-	{
-		/* Data in flight: the progression thread polls it. */
-		starpu_pthread_mutex_lock(&mpi.qlock);
-		wake_locked();
-		starpu_pthread_mutex_unlock(&mpi.qlock);
-	}
-	return 1;
+}
+
+void prog_wake_unless_driven(void)
+{
+	if (app_driving())
+		return;
+	starpu_pthread_mutex_lock(&mpi.qlock);
+	wake_locked();
+	starpu_pthread_mutex_unlock(&mpi.qlock);
 }
 
 /* ------------------------------------------------------------------ */
@@ -917,6 +921,7 @@ int engine_poll(void)
 {
 	int did = take_commands();
 	did |= test_ops();
+	did |= match_expire_deferred();
 	return did;
 }
 
@@ -987,7 +992,7 @@ static int progress_turn(int stop, double *last_shutdown_progress, int *moving)
 			*last_shutdown_progress = t;
 		}
 	}
-	*moving = DATA_NEEDS_POLLS(P.ndata);
+	*moving = DATA_NEEDS_POLLS(P.ndata) || WINDOW_NEEDS_POLLS();
 	return did;
 }
 
@@ -1023,11 +1028,14 @@ static void *progress_main(void *arg)
 		 * only take the core from it. */
 		int driven = app_driving();
 		int did = 0;
+		double defer_left = -1;
 		if (!driven || stop)
 		{
 			starpu_pthread_mutex_lock(&mpi.elock);
 			in_engine_set(1);
 			did = progress_turn(stop, &last_shutdown_progress, &moving);
+			if (did >= 0)
+				defer_left = match_deferred_left_us();
 			in_engine_set(0);
 			starpu_pthread_mutex_unlock(&mpi.elock);
 			if (did < 0)
@@ -1069,6 +1077,10 @@ static void *progress_main(void *arg)
 		double sleep_us = driven ? mpi.busy_poll_us / 4.0 : 16 + (quiet > mpi.spin_us ? quiet - mpi.spin_us : 0) / 8;
 		if (sleep_us > cap)
 			sleep_us = cap;
+		/* A large early message waits for its receive until a
+		 * deadline, then is taken (match.c). */
+		if (defer_left >= 0 && sleep_us > defer_left + 1)
+			sleep_us = defer_left + 1;
 		if ((driven || !mpi.qhead) && P.stop_requested == stop)
 		{
 			vela_cond_timedwait_us(&mpi.qcond, &mpi.qlock, sleep_us);
@@ -1112,6 +1124,7 @@ int prog_stop(void)
 	P.started = 0;
 	starpu_pthread_mutex_unlock(&mpi.qlock);
 	match_fini();
+	req_pool_drain();
 	free(P.reqs);
 	free(P.kinds);
 	free(P.ptrs);

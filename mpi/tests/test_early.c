@@ -4,7 +4,10 @@
  * barrier (so the messages are there first), in the reverse order; several
  * messages with one tag land in receive order; an empty message (void
  * handle) and a 1 MiB one; a synchronous send (issend) does not complete
- * before its receive is posted, while a standard one does.
+ * before its receive is posted, while a standard one does, also a 1 MiB
+ * one (large early messages wait a millisecond for their receive, then
+ * are taken into a buffer); a 1 MiB message whose receive is posted at
+ * about the time it arrives lands intact either way.
  */
 #include "mpitest.h"
 
@@ -76,10 +79,12 @@ int main(int argc, char **argv)
 	/* A synchronous send waits for its receive; a standard one need not. */
 	if (rank == 0)
 	{
-		starpu_mpi_req ss, st;
+		starpu_mpi_req ss, st, sb;
 		CHECK_EQ(starpu_mpi_issend(hv[0], &ss, 1, 90, MPI_COMM_WORLD), 0);
 		CHECK_EQ(starpu_mpi_isend(hv[1], &st, 1, 91, MPI_COMM_WORLD), 0);
+		CHECK_EQ(starpu_mpi_isend(hb, &sb, 1, 92, MPI_COMM_WORLD), 0);
 		CHECK_EQ(starpu_mpi_wait(&st, MPI_STATUS_IGNORE), 0);	/* taken early by rank 1 */
+		CHECK_EQ(starpu_mpi_wait(&sb, MPI_STATUS_IGNORE), 0);	/* taken after its deferral */
 		usleep(50000);
 		int flag = 1;
 		CHECK_EQ(starpu_mpi_test(&ss, &flag, MPI_STATUS_IGNORE), 0);
@@ -89,14 +94,44 @@ int main(int argc, char **argv)
 	else if (rank == 1)
 	{
 		usleep(300000);
+		for (int i = 0; i < BIG; i++)
+			big[i] = 0;
 		CHECK_EQ(starpu_mpi_recv(hv[2], 0, 90, MPI_COMM_WORLD, MPI_STATUS_IGNORE), 0);
 		CHECK_EQ(starpu_mpi_recv(hv[3], 0, 91, MPI_COMM_WORLD, MPI_STATUS_IGNORE), 0);
+		CHECK_EQ(starpu_mpi_recv(hb, 0, 92, MPI_COMM_WORLD, MPI_STATUS_IGNORE), 0);
+		for (int i = 0; i < BIG; i++)
+			CHECK(big[i] == i * 0.5);
 		starpu_data_acquire(hv[2], STARPU_R);
 		CHECK_EQ(v[2], 1000);
 		starpu_data_release(hv[2]);
 		starpu_data_acquire(hv[3], STARPU_R);
 		CHECK_EQ(v[3], 1001);
 		starpu_data_release(hv[3]);
+	}
+	/* A large message and its receive at about the same time: received
+	 * straight into the handle when the receive comes within the
+	 * deferral, else from the buffer; intact both ways, ten times. */
+	for (int k = 0; k < 10; k++)
+	{
+		CHECK_EQ(starpu_mpi_barrier(MPI_COMM_WORLD), 0);
+		if (rank == 0)
+		{
+			starpu_data_acquire(hb, STARPU_W);
+			for (int i = 0; i < BIG; i++)
+				big[i] = i * 0.25 + k;
+			starpu_data_release(hb);
+			CHECK_EQ(starpu_mpi_send(hb, 1, 93, MPI_COMM_WORLD), 0);
+		}
+		else if (rank == 1)
+		{
+			if (k % 2)
+				usleep(200 * (unsigned) k);
+			CHECK_EQ(starpu_mpi_recv(hb, 0, 93, MPI_COMM_WORLD, MPI_STATUS_IGNORE), 0);
+			starpu_data_acquire(hb, STARPU_R);
+			for (int i = 0; i < BIG; i++)
+				CHECK(big[i] == i * 0.25 + k);
+			starpu_data_release(hb);
+		}
 	}
 	for (int i = 0; i < M; i++)
 		starpu_data_unregister(hv[i]);
@@ -105,7 +140,7 @@ int main(int argc, char **argv)
 	starpu_data_unregister(hb);
 	starpu_data_unregister(hvoid);
 	if (rank == 0)
-		printf("test_early: %d early messages received in reverse order, same-tag order kept, issend waited\n", M + 7);
+		printf("test_early: %d early messages received in reverse order, same-tag order kept, issend waited, 1 MiB ones intact\n", M + 18);
 	CHECK_EQ(starpu_mpi_shutdown(), 0);
 	return 0;
 }

@@ -2,10 +2,13 @@
  * (other ranks only take part in the barriers): isend/irecv with wait and
  * test, the blocking forms, issend, the _prio and _detached forms with
  * their callbacks, irecv_detached_sequential_consistency, status fields,
- * barrier, wait_for_all, and many messages in flight in both directions.
+ * barrier, wait_for_all, and many messages in flight in both directions
+ * (through a send window of 4 per peer, VELA_MPI_SEND_WINDOW, so that most
+ * sends wait for their place and go as earlier ones complete).
  */
 #include "mpitest.h"
 
+#include <stdlib.h>
 #include <unistd.h>
 
 #define N 1000
@@ -221,6 +224,7 @@ static void test_seq_consistency(int rank)
 int main(int argc, char **argv)
 {
 	int size;
+	setenv("VELA_MPI_SEND_WINDOW", "4", 0);
 	int rank = mt_start(&argc, &argv, "test_p2p", 1, &size);
 	test_wait_test(rank);
 	CHECK_EQ(starpu_mpi_barrier(MPI_COMM_WORLD), 0);

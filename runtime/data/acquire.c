@@ -12,6 +12,8 @@
 #include "core/job.h"
 #include "core/rt.h"
 
+#include <vela_extension.h>
+
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -318,4 +320,31 @@ void starpu_data_release_on_node(starpu_data_handle_t handle, int node)
 void starpu_data_release(starpu_data_handle_t handle)
 {
 	starpu_data_release_on_node(handle, STARPU_MAIN_RAM);
+}
+
+/* A read of the data as it is now, for a caller that copies it out at
+ * once (the MPI layer's small sends): no job, no acquisition to release.
+ * Only the plain case goes this way; anything else (a writer before it in
+ * sequential-consistency order, a writer or reduction running, someone
+ * queued, the data not valid on node, partitions, arbiters) is -EAGAIN
+ * and the caller takes the ordinary acquisition path. */
+int vela_data_read_now(starpu_data_handle_t handle, unsigned node, void (*fn)(void *data_interface, void *arg), void *arg)
+{
+	if (!data_handle_valid(handle) || !fn || node >= mem_nnodes || mem_nodes[node].kind != STARPU_CPU_RAM)
+		return -EAGAIN;
+	starpu_data_handle_t h = handle;
+	int ret = -EAGAIN;
+	os_mutex_lock(&h->lock);
+	if (!h->parent && !h->partitioned && !h->plans && !h->arbiter && !h->cleaning &&
+	    !h->wait_head && !h->busy_writer && !h->busy_redux && !data_implicit_would_wait(h, STARPU_R))
+	{
+		struct data_replicate *r = data_rep(h, node);
+		if (r->allocated && rep_valid(r))
+		{
+			fn(starpu_data_get_interface_on_node(h, node), arg);
+			ret = 0;
+		}
+	}
+	os_mutex_unlock(&h->lock);
+	return ret;
 }
