@@ -362,7 +362,7 @@ int post_now(struct mreq *r);
 int send_snapshot(struct mreq *r);
 /* Runs fn(arg) under the engine lock (the thread allowed to call MPI). */
 int prog_call(void (*fn)(void *), void *arg);
-/* New request of type t (calloc'd, listed live). */
+/* New request of type t (zeroed, from the pool, listed live). */
 struct mreq *req_new(enum mreq_type t, const char *fn);
 /* Ends r with result: releases its data, runs its callback, notifies its
  * tag and group, wakes its waiter or frees it (detached). Progression
@@ -370,6 +370,8 @@ struct mreq *req_new(enum mreq_type t, const char *fn);
 void req_complete(struct mreq *r, int result);
 /* Gives back a request that is not live any more (recycled). */
 void req_free(struct mreq *r);
+/* Frees the recycled requests (shutdown: nothing is live). */
+void req_pool_drain(void);
 /* Waits for r (not detached) to complete; returns its result and frees
  * it. */
 int req_wait(struct mreq *r, int *source);
