@@ -169,9 +169,12 @@ starpu_data_handle_t data_handle_new(struct starpu_data_interface_ops *ops, int 
 	unsigned nrep = __atomic_load_n(&mem_nnodes, __ATOMIC_ACQUIRE);
 	size_t stride = align_max(ops->interface_size);
 	size_t head = align_max(sizeof(struct starpu_data_state) + nrep * sizeof(struct data_replicate));
-	struct starpu_data_state *h = calloc(1, head + (nrep + 1) * stride);
+	/* On a cache line: magic and layer_area share the first (data.h). */
+	size_t size = (head + (nrep + 1) * stride + 63) & ~(size_t) 63;
+	struct starpu_data_state *h = aligned_alloc(64, size);
 	if (!h)
 		return NULL;
+	memset(h, 0, size);
 	h->order = atomic_fetch_add(&handles_registered, 1) + 1;
 	os_mutex_init(&h->lock);
 	os_cond_init(&h->busy_cond);
@@ -970,6 +973,11 @@ void vela_data_set_unregister_hook(starpu_data_handle_t handle, void (*hook)(sta
 	os_mutex_lock(&handle->lock);
 	handle->unregister_hook = hook;
 	os_mutex_unlock(&handle->lock);
+}
+
+void *vela_data_layer_area(starpu_data_handle_t handle)
+{
+	return data_handle_valid(handle) ? handle->layer_area : NULL;
 }
 
 struct starpu_data_interface_ops *starpu_data_get_interface_ops(starpu_data_handle_t handle)
