@@ -56,8 +56,9 @@ int vela_task_set_va(struct starpu_task *task, struct starpu_codelet *cl, va_lis
  * handle is still valid there. One hook per handle; NULL removes it. */
 void vela_data_set_unregister_hook(starpu_data_handle_t handle, void (*hook)(starpu_data_handle_t handle));
 
-/* VELA_DATA_LAYER_BYTES bytes inside the handle, 8-byte aligned, in its
- * first cache line with what tells a registered handle, for the layer
+/* VELA_DATA_LAYER_BYTES bytes inside the handle, 8-byte aligned, right
+ * after what tells a registered handle (its first 32 bytes and that are
+ * read together, in one or two cache lines), for the layer
  * above the runtime (libvela-mpi's record of the handle): zeroed at
  * registration, never read nor written by the runtime, gone with the
  * handle (the unregister hook is where its user frees what it points

@@ -77,9 +77,10 @@ struct starpu_data_state
 {
 	int magic;				/* DATA_MAGIC while registered */
 	/* The MPI layer's record of the handle (vela_extension.h), zeroed at
-	 * registration, never read by the runtime. First, beside magic, and
-	 * the handle aligned on a cache line: every rank of a distributed
-	 * run reads them for every handle of every task. */
+	 * registration, never read by the runtime. First, beside magic: every
+	 * rank of a distributed run reads both for every handle of every
+	 * task, and the part it reads (its first 32 bytes) and magic then
+	 * share a cache line, or two. */
 	unsigned char layer_area[VELA_DATA_LAYER_BYTES] __attribute__((aligned(8)));
 	os_mutex_t lock;
 	struct starpu_data_interface_ops *ops;

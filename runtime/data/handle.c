@@ -169,12 +169,9 @@ starpu_data_handle_t data_handle_new(struct starpu_data_interface_ops *ops, int 
 	unsigned nrep = __atomic_load_n(&mem_nnodes, __ATOMIC_ACQUIRE);
 	size_t stride = align_max(ops->interface_size);
 	size_t head = align_max(sizeof(struct starpu_data_state) + nrep * sizeof(struct data_replicate));
-	/* On a cache line: magic and layer_area share the first (data.h). */
-	size_t size = (head + (nrep + 1) * stride + 63) & ~(size_t) 63;
-	struct starpu_data_state *h = aligned_alloc(64, size);
+	struct starpu_data_state *h = calloc(1, head + (nrep + 1) * stride);
 	if (!h)
 		return NULL;
-	memset(h, 0, size);
 	h->order = atomic_fetch_add(&handles_registered, 1) + 1;
 	os_mutex_init(&h->lock);
 	os_cond_init(&h->busy_cond);
