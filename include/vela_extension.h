@@ -3,8 +3,8 @@
  *
  * libvela-mpi (mpi/, StarPU-MPI) is written against the public headers
  * only, as an application would be; StarPU's own MPI layer reaches into
- * the core for things that the public API does not give, and this header
- * gives exactly those, no more:
+ * the core for a few things that the public API does not give, and this
+ * header gives exactly those, no more:
  *  - building a task from a starpu_task_insert argument list that the
  *    caller already holds as a va_list (starpu_mpi_task_insert walks the
  *    list to find the data and the executing node, then builds the local
@@ -12,6 +12,10 @@
  *  - a hook run when a handle is freed, so that the layer forgets the
  *    handle's owner rank, tag and cache state and never sees a reused
  *    address as the old handle;
+ *  - room inside each handle for the layer's own record of it (owner,
+ *    tag, cache state), read on every rank for every handle of every
+ *    task: a table keyed by handle, then a record beside the handle,
+ *    cost a fifth of a simulated cluster's time in cache misses;
  *  - the reduction methods of a handle (starpu_mpi_redux_data folds the
  *    contributions of other ranks with the handle's redux_cl);
  *  - a read of a handle's data as it is now, without a job (the small
@@ -54,6 +58,17 @@ int vela_task_set_va(struct starpu_task *task, struct starpu_codelet *cl, va_lis
  * pieces), in the thread that frees it, with no runtime lock held; the
  * handle is still valid there. One hook per handle; NULL removes it. */
 void vela_data_set_unregister_hook(starpu_data_handle_t handle, void (*hook)(starpu_data_handle_t handle));
+
+/* VELA_DATA_LAYER_BYTES bytes inside the handle, 8-byte aligned, right
+ * after what tells a registered handle (its first 32 bytes and that are
+ * read together, in one or two cache lines), for the layer
+ * above the runtime (libvela-mpi's record of the handle): zeroed at
+ * registration, never read nor written by the runtime, gone with the
+ * handle (the unregister hook is where its user frees what it points
+ * to). The caller serialises its own accesses. NULL for a handle that
+ * is not registered. */
+#define VELA_DATA_LAYER_BYTES 80
+void *vela_data_layer_area(starpu_data_handle_t handle);
 
 /* The codelets given to starpu_data_set_reduction_methods (NULL when
  * none); either pointer may be NULL. */

@@ -2,10 +2,11 @@
  * state, REDUX contributors, datatype functions; the tag table; the
  * sequence counters of messages; the cache API.
  *
- * Records live in a table keyed by handle (mpi.handles) rather than in the
- * handle, which the public API does not let a library extend; the
- * runtime's unregister hook (vela_extension.h) removes a record when its
- * handle goes, so a new handle at the same address never inherits it.
+ * A record lives inside its handle (vela_data_layer_area,
+ * vela_extension.h: the public API does not let a library extend a
+ * handle); the records are also listed (mpi.records) for the calls that
+ * go through all of them. The runtime's unregister hook removes a record
+ * when its handle goes.
  * Everything here is under mpi.lock.
  */
 #include "mpi_internal.h"
@@ -13,32 +14,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct mkey handle_key(starpu_data_handle_t h)
-{
-	struct mkey k = { .a = (uintptr_t) h };
-	return k;
-}
-
 static struct mkey tag_key(struct mcomm *c, int64_t tag)
 {
 	struct mkey k = { .a = (uintptr_t) c, .b = tag };
 	return k;
 }
 
+_Static_assert(sizeof(struct mdata) <= VELA_DATA_LAYER_BYTES, "struct mdata must fit in a handle's layer area");
+
 struct mdata *mdata_find_locked(starpu_data_handle_t h)
 {
-	if (!mpi.handles.nbuckets)
-		return NULL;
-	struct mkey k = handle_key(h);
-	struct mhash_entry *e = mhash_find(&mpi.handles, &k);
-	return e ? e->v.ptr : NULL;
+	struct mdata *d = h ? vela_data_layer_area(h) : NULL;
+	return d && d->handle ? d : NULL;
 }
 
 static void record_free(struct mdata *d)
 {
+	if (d->prev)
+		d->prev->next = d->next;
+	else
+		mpi.records = d->next;
+	if (d->next)
+		d->next->prev = d->prev;
 	free(d->sent);
-	free(d->redux);
-	free(d);
+	memset(d, 0, sizeof(*d));
 }
 
 /* The runtime frees h: forget it (its communications are over: each held
@@ -56,8 +55,6 @@ static void unregister_hook(starpu_data_handle_t h)
 			if (te && te->v.ptr == h)
 				mhash_remove(&mpi.tags, &tk);
 		}
-		struct mkey k = handle_key(h);
-		mhash_remove(&mpi.handles, &k);
 		record_free(d);
 	}
 	starpu_pthread_mutex_unlock(&mpi.lock);
@@ -65,40 +62,30 @@ static void unregister_hook(starpu_data_handle_t h)
 
 struct mdata *mdata_make_locked(starpu_data_handle_t h)
 {
-	struct mdata *d = mdata_find_locked(h);
-	if (d)
+	struct mdata *d = h ? vela_data_layer_area(h) : NULL;
+	if (!d || d->handle)
 		return d;
-	d = calloc(1, sizeof(*d));
-	if (!d)
-		return NULL;
+	memset(d, 0, sizeof(*d));
 	d->handle = h;
 	d->tag = -1;
 	d->rank = -1;
-	struct mkey k = handle_key(h);
-	struct mhash_entry *e = mhash_get(&mpi.handles, &k);
-	if (!e)
-	{
-		free(d);
-		return NULL;
-	}
-	e->v.ptr = d;
+	d->next = mpi.records;
+	if (d->next)
+		d->next->prev = d;
+	mpi.records = d;
 	vela_data_set_unregister_hook(h, unregister_hook);
 	return d;
-}
-
-static void forget(struct mhash_entry *e, void *arg)
-{
-	(void) arg;
-	struct mdata *d = e->v.ptr;
-	vela_data_set_unregister_hook(d->handle, NULL);
-	record_free(d);
 }
 
 void mdata_fini(void)
 {
 	starpu_pthread_mutex_lock(&mpi.lock);
-	mhash_foreach(&mpi.handles, forget, NULL);
-	mhash_fini(&mpi.handles);
+	while (mpi.records)
+	{
+		struct mdata *d = mpi.records;
+		vela_data_set_unregister_hook(d->handle, NULL);
+		record_free(d);
+	}
 	starpu_pthread_mutex_unlock(&mpi.lock);
 }
 
@@ -108,15 +95,10 @@ static int arrays_locked(struct mdata *d)
 	if (d->sent)
 		return 0;
 	int n = d->comm ? d->comm->size : mpi.world_size;
-	d->sent = calloc((size_t) n, 1);
-	d->redux = calloc((size_t) n, 1);
-	if (!d->sent || !d->redux)
-	{
-		free(d->sent);
-		free(d->redux);
-		d->sent = d->redux = NULL;
+	d->sent = calloc((size_t) n, 2);
+	if (!d->sent)
 		return -ENOMEM;
-	}
+	d->redux = d->sent + n;
 	return 0;
 }
 
@@ -229,7 +211,6 @@ static int set_rank_locked(struct mdata *d, int rank, struct mcomm *c, const cha
 			d->tag = -1;
 		}
 		free(d->sent);
-		free(d->redux);
 		d->sent = d->redux = NULL;
 		d->comm = c;
 		if (tag >= 0 && set_tag_locked(d, tag, fn))
@@ -269,7 +250,7 @@ static int data_register(starpu_data_handle_t h, int64_t tag, int set_tag, int r
 	starpu_pthread_mutex_lock(&mpi.lock);
 	struct mdata *d = mdata_make_locked(h);
 	if (!d)
-		ret = -ENOMEM;
+		ret = -EINVAL;
 	if (!ret && !d->comm)
 		d->comm = c;
 	/* The tag first: a tag taken by another handle leaves this one
@@ -279,6 +260,8 @@ static int data_register(starpu_data_handle_t h, int64_t tag, int set_tag, int r
 	if (!ret && set_rank)
 		ret = set_rank_locked(d, rank, c, fn);
 	starpu_pthread_mutex_unlock(&mpi.lock);
+	if (!d)
+		mpi_error("%s: handle %p is not registered (-EINVAL)", fn, (void *) h);
 	return ret;
 }
 
@@ -414,11 +397,11 @@ int starpu_mpi_cache_is_enabled(void)
 	return mpi.cache_enabled;
 }
 
-static void flush_one(struct mhash_entry *e, void *arg)
+static void flush_all_locked(struct drops *dr)
 {
-	struct mdata *d = e->v.ptr;
-	if (mdata_flush_locked(d))
-		drops_add(arg, d->handle);
+	for (struct mdata *d = mpi.records; d; d = d->next)
+		if (mdata_flush_locked(d))
+			drops_add(dr, d->handle);
 }
 
 int starpu_mpi_cache_set(int enabled)
@@ -429,7 +412,7 @@ int starpu_mpi_cache_set(int enabled)
 	struct drops dr = { 0 };
 	starpu_pthread_mutex_lock(&mpi.lock);
 	if (mpi.cache_enabled && !enabled)
-		mhash_foreach(&mpi.handles, flush_one, &dr);
+		flush_all_locked(&dr);
 	mpi.cache_enabled = enabled ? 1 : 0;
 	starpu_pthread_mutex_unlock(&mpi.lock);
 	drops_run(&dr);
@@ -457,7 +440,7 @@ void starpu_mpi_cache_flush_all_data(MPI_Comm comm)
 	struct drops dr = { 0 };
 	starpu_pthread_mutex_lock(&mpi.lock);
 	if (mpi.cache_enabled)
-		mhash_foreach(&mpi.handles, flush_one, &dr);
+		flush_all_locked(&dr);
 	starpu_pthread_mutex_unlock(&mpi.lock);
 	drops_run(&dr);
 }

@@ -426,7 +426,7 @@ static int layer_init(int *argc, char ***argv, int initialize_mpi, MPI_Comm comm
 
 	mpi.comm_amounts = calloc((size_t) mpi.world_size, sizeof(size_t));
 	starpu_pthread_mutex_lock(&mpi.lock);
-	mhash_init(&mpi.handles);
+	mpi.records = NULL;
 	mhash_init(&mpi.tags);
 	mhash_init(&mpi.seq_send);
 	mhash_init(&mpi.seq_recv);

@@ -427,16 +427,20 @@ int64_t seq_next_recv(struct mcomm *c, int peer, int64_t tag);
 
 /* --------------------------------------------------------- handle records */
 
-/* What the layer knows of a handle (data.c), under mpi.lock. */
+/* What the layer knows of a handle (data.c), under mpi.lock. It lives
+ * inside the handle (vela_data_layer_area), the fields every rank reads
+ * for every handle of every task first: a record elsewhere cost a cache
+ * miss per handle per task on every rank. */
 struct mdata
 {
-	starpu_data_handle_t handle;
 	int64_t tag;			/* -1: none */
 	int rank;			/* -1: none; STARPU_MPI_PER_NODE */
-	struct mcomm *comm;
 	unsigned char received;		/* cache: this rank holds the current value */
-	unsigned char *sent;		/* cache, on the owner: who holds it (comm size) */
-	unsigned char *redux;		/* ranks with REDUX contributions pending (comm size) */
+	struct mcomm *comm;
+	starpu_data_handle_t handle;	/* NULL: no record */
+	struct mdata *prev, *next;	/* mpi.records */
+	unsigned char *sent;		/* cache, on the owner: who holds it (comm size; owns redux too) */
+	unsigned char *redux;		/* ranks with REDUX contributions pending (comm size; in sent's block) */
 	starpu_mpi_datatype_allocate_func_t dt_alloc;
 	starpu_mpi_datatype_free_func_t dt_free;
 };
@@ -506,7 +510,7 @@ struct mpi_state
 	uint64_t drive_end;		/* when the last one stopped, µs (atomic; 0: it gave up) */
 
 	starpu_pthread_mutex_t lock;
-	struct mhash handles;		/* handle -> struct mdata */
+	struct mdata *records;		/* every handle record (the handle points to its own) */
 	struct mhash tags;		/* (comm, tag) -> handle */
 	struct mhash seq_send, seq_recv;	/* (comm, peer, tag) -> next seq */
 	size_t *comm_amounts;		/* bytes sent per world rank (atomic counters; the array is set at init) */

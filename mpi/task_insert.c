@@ -25,10 +25,17 @@
 struct udata
 {
 	starpu_data_handle_t h;
+	struct mdata *d;			/* its record (mpi.lock) */
 	enum starpu_data_access_mode mode;	/* union of its accesses */
 	int rank;
 	int64_t tag;
+	int other_comm;				/* registered on another communicator */
 };
+
+/* Every rank walks every task, most of them only to find that it has
+ * nothing to do: the lists live on the stack unless a task has more
+ * data than this. */
+#define INS_INLINE STARPU_NMAXBUFS
 
 struct ins
 {
@@ -36,10 +43,12 @@ struct ins
 	struct starpu_codelet *cl;
 	struct mcomm *c;
 	int me;
-	struct starpu_data_descr *descr;	/* as listed (for policies) */
+	struct starpu_data_descr *descr;	/* as listed (for policies); descr1 or malloc'd */
 	int n, cap;
-	struct udata *u;			/* each handle once */
+	struct udata *u;			/* each handle once; u1 or malloc'd */
 	int nu;
+	struct starpu_data_descr descr1[INS_INLINE];
+	struct udata u1[INS_INLINE];
 	int exec_node, has_exec_node;
 	starpu_data_handle_t exec_data;
 	int policy;
@@ -71,10 +80,13 @@ static int add_data(struct ins *in, starpu_data_handle_t h, enum starpu_data_acc
 {
 	if (in->n == in->cap)
 	{
-		int cap = in->cap ? in->cap * 2 : 8;
-		struct starpu_data_descr *d = realloc(in->descr, sizeof(*d) * (size_t) cap);
+		int cap = in->cap * 2;
+		struct starpu_data_descr *d = malloc(sizeof(*d) * (size_t) cap);
 		if (!d)
 			return -ENOMEM;
+		memcpy(d, in->descr, sizeof(*d) * (size_t) in->n);
+		if (in->descr != in->descr1)
+			free(in->descr);
 		in->descr = d;
 		in->cap = cap;
 	}
@@ -218,18 +230,19 @@ static const char *task_label(const struct ins *in)
 
 static int unique_data(struct ins *in)
 {
-	in->u = calloc((size_t) (in->n ? in->n : 1), sizeof(*in->u));
+	in->u = in->n <= INS_INLINE ? in->u1 : calloc((size_t) in->n, sizeof(*in->u));
 	if (!in->u)
 		return -ENOMEM;
 	char lbl[64];
+	int null_at = -1;
 	for (int i = 0; i < in->n; i++)
 	{
 		starpu_data_handle_t h = in->descr[i].handle;
 		enum starpu_data_access_mode mode = in->descr[i].mode & ~STARPU_SSEND;
 		if (!h)
 		{
-			mpi_error("%s: task '%s': data %d is a NULL handle (-EINVAL)", in->fn, task_label(in), i);
-			return -EINVAL;
+			null_at = i;
+			break;
 		}
 		int j;
 		for (j = 0; j < in->nu; j++)
@@ -239,29 +252,45 @@ static int unique_data(struct ins *in)
 		{
 			in->u[j].h = h;
 			in->u[j].mode = 0;
-			starpu_pthread_mutex_lock(&mpi.lock);
-			struct mdata *d = mdata_find_locked(h);
-			int rank = d ? d->rank : -1;
-			int64_t tag = d ? d->tag : -1;
-			struct mcomm *dc = d ? d->comm : NULL;
-			starpu_pthread_mutex_unlock(&mpi.lock);
-			if (rank == -1)
-			{
-				mpi_error("%s: task '%s' uses handle %s, which has no owner rank (register it on every rank with starpu_mpi_data_register) (-EINVAL)",
-					  in->fn, task_label(in), mpi_handle_label(h, lbl, sizeof(lbl)));
-				return -EINVAL;
-			}
-			if (dc && dc != in->c)
-			{
-				mpi_error("%s: task '%s' uses handle %s, registered on another communicator (-EINVAL)",
-					  in->fn, task_label(in), mpi_handle_label(h, lbl, sizeof(lbl)));
-				return -EINVAL;
-			}
-			in->u[j].rank = rank;
-			in->u[j].tag = tag;
 			in->nu++;
 		}
 		in->u[j].mode |= mode;
+	}
+	/* Handles are rarely in cache (every rank's task flow goes through
+	 * them all): their misses overlap when fetched all at once. Each
+	 * holds its record in its first cache line. */
+	for (int j = 0; j < in->nu; j++)
+		__builtin_prefetch(in->u[j].h);
+	starpu_pthread_mutex_lock(&mpi.lock);
+	for (int j = 0; j < in->nu; j++)
+	{
+		struct mdata *d = mdata_find_locked(in->u[j].h);
+		in->u[j].d = d;
+		in->u[j].rank = d ? d->rank : -1;
+		in->u[j].tag = d ? d->tag : -1;
+		in->u[j].other_comm = d && d->comm && d->comm != in->c;
+	}
+	starpu_pthread_mutex_unlock(&mpi.lock);
+	/* In the order of the list, as the handles come. */
+	for (int j = 0; j < in->nu; j++)
+	{
+		if (in->u[j].rank == -1)
+		{
+			mpi_error("%s: task '%s' uses handle %s, which has no owner rank (register it on every rank with starpu_mpi_data_register) (-EINVAL)",
+				  in->fn, task_label(in), mpi_handle_label(in->u[j].h, lbl, sizeof(lbl)));
+			return -EINVAL;
+		}
+		if (in->u[j].other_comm)
+		{
+			mpi_error("%s: task '%s' uses handle %s, registered on another communicator (-EINVAL)",
+				  in->fn, task_label(in), mpi_handle_label(in->u[j].h, lbl, sizeof(lbl)));
+			return -EINVAL;
+		}
+	}
+	if (null_at >= 0)
+	{
+		mpi_error("%s: task '%s': data %d is a NULL handle (-EINVAL)", in->fn, task_label(in), null_at);
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -355,6 +384,8 @@ static int check_exchanges(struct ins *in)
 static int prepare(struct ins *in, MPI_Comm comm, struct starpu_codelet *cl, va_list ap, const char *fn)
 {
 	memset(in, 0, sizeof(*in));
+	in->descr = in->descr1;
+	in->cap = INS_INLINE;
 	in->fn = fn;
 	in->cl = cl;
 	int ret = mpi_check_submit(fn);
@@ -383,8 +414,10 @@ static int prepare(struct ins *in, MPI_Comm comm, struct starpu_codelet *cl, va_
 
 static void release(struct ins *in)
 {
-	free(in->descr);
-	free(in->u);
+	if (in->descr != in->descr1)
+		free(in->descr);
+	if (in->u != in->u1)
+		free(in->u);
 }
 
 static int runs_here(const struct ins *in)
@@ -475,9 +508,11 @@ static int recv_from(struct ins *in, struct udata *u, int source)
 static int transfer(struct ins *in, struct udata *u, int o, int t)
 {
 	int me = in->me, do_send = 0, do_recv = 0;
+	if (me != o && me != t)
+		return 0;
 	size_t size = me == o ? starpu_data_get_size(u->h) : 0;
 	starpu_pthread_mutex_lock(&mpi.lock);
-	struct mdata *d = mdata_find_locked(u->h);
+	struct mdata *d = u->d;
 	if (d && me == o)
 	{
 		if (mpi.cache_enabled && d->sent && d->sent[t])
@@ -538,7 +573,7 @@ static int exchange_inputs(struct ins *in)
 					 * application wants the handshake. */
 					keep(&ret, send_to(in, u, in->x, 1));
 					starpu_pthread_mutex_lock(&mpi.lock);
-					struct mdata *d = mdata_find_locked(u->h);
+					struct mdata *d = u->d;
 					if (d && d->sent && mpi.cache_enabled)
 						d->sent[in->x] = 1;
 					starpu_pthread_mutex_unlock(&mpi.lock);
@@ -547,7 +582,7 @@ static int exchange_inputs(struct ins *in)
 				{
 					keep(&ret, recv_from(in, u, o));
 					starpu_pthread_mutex_lock(&mpi.lock);
-					struct mdata *d = mdata_find_locked(u->h);
+					struct mdata *d = u->d;
 					if (d && mpi.cache_enabled)
 						d->received = 1;
 					starpu_pthread_mutex_unlock(&mpi.lock);
@@ -562,7 +597,7 @@ static int exchange_inputs(struct ins *in)
 			 * copy is no longer the owner's value. */
 			int init = 0;
 			starpu_pthread_mutex_lock(&mpi.lock);
-			struct mdata *d = mdata_find_locked(u->h);
+			struct mdata *d = u->d;
 			if (d && d->redux)
 			{
 				init = in->me == in->x && !d->redux[in->x];
@@ -598,7 +633,7 @@ static int exchange_outputs(struct ins *in)
 				keep(&ret, recv_from(in, u, x));
 			/* The value changed: only the owner and x hold it now. */
 			starpu_pthread_mutex_lock(&mpi.lock);
-			struct mdata *d = mdata_find_locked(u->h);
+			struct mdata *d = u->d;
 			if (d)
 			{
 				if (me == o)

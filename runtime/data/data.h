@@ -29,6 +29,7 @@
 
 #include <starpu.h>
 #include "os/os.h"
+#include <vela_extension.h>
 
 struct job;
 struct job_buffer;
@@ -74,8 +75,14 @@ enum group_kind
 
 struct starpu_data_state
 {
-	os_mutex_t lock;
 	int magic;				/* DATA_MAGIC while registered */
+	/* The MPI layer's record of the handle (vela_extension.h), zeroed at
+	 * registration, never read by the runtime. First, beside magic: every
+	 * rank of a distributed run reads both for every handle of every
+	 * task, and the part it reads (its first 32 bytes) and magic then
+	 * share a cache line, or two. */
+	unsigned char layer_area[VELA_DATA_LAYER_BYTES] __attribute__((aligned(8)));
+	os_mutex_t lock;
 	struct starpu_data_interface_ops *ops;
 	int home_node;				/* -1: none yet */
 	/* Registration number, unique: a job's buffers are sorted by it

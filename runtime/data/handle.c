@@ -976,6 +976,11 @@ void vela_data_set_unregister_hook(starpu_data_handle_t handle, void (*hook)(sta
 	os_mutex_unlock(&handle->lock);
 }
 
+void *vela_data_layer_area(starpu_data_handle_t handle)
+{
+	return data_handle_valid(handle) ? handle->layer_area : NULL;
+}
+
 struct starpu_data_interface_ops *starpu_data_get_interface_ops(starpu_data_handle_t handle)
 {
 	return data_handle_valid(handle) ? handle->ops : NULL;
