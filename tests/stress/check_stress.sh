@@ -3,7 +3,7 @@
 # every scheduling policy in core, then a few out of core (runtime-allocated
 # data four times STARPU_LIMIT_CPU_MEM, through a swap disk). Each run must
 # match the sequential run byte for byte. Fixed seeds; a few seconds.
-# The million-task runs are run-stress.sh (figures in bench/README.md).
+# The million-task runs are run-stress.sh (figures in bench/results-reliability.md).
 set -u
 bin=${top_builddir:-..}/tests/stress/stress_modes
 [ -x "$bin" ] || bin=./stress/stress_modes

@@ -4,7 +4,7 @@
 # of core (runtime-allocated data several times STARPU_LIMIT_CPU_MEM,
 # through a swap disk). Prints per policy the wall time and whether the
 # result matched the sequential run byte for byte; exits non-zero if one
-# did not. Figures: bench/README.md.
+# did not. Figures: bench/results-reliability.md.
 #
 # Usage: tests/stress/run-stress.sh [-n ntasks] [-N ooc_ntasks] [-p policy] [-i|-o]
 #   -n  in-core tasks (default 1000000), -N out-of-core tasks (default 1000000)
