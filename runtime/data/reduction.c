@@ -111,6 +111,16 @@ int data_redux_check(starpu_data_handle_t h, const char *fn)
 	return 0;
 }
 
+/* A copy of h's interface on node into iface (its shape; the pointers are
+ * set by the allocation). Under h->lock: eviction may change the
+ * replicate meanwhile. */
+static void shape_of(starpu_data_handle_t h, unsigned node, void *iface)
+{
+	os_mutex_lock(&h->lock);
+	memcpy(iface, data_rep(h, node)->interface, h->ops->interface_size);
+	os_mutex_unlock(&h->lock);
+}
+
 /* A contribution on a device, through a RAM buffer of its shape: fold 0
  * initialises it there with init_cl and copies it to the device; fold 1
  * copies it back and folds it into dst (the data, valid in RAM). */
@@ -119,7 +129,7 @@ static int through_ram(starpu_data_handle_t h, void *dev_iface, unsigned node, i
 	void *ram = malloc(h->ops->interface_size);
 	if (!ram)
 		return -ENOMEM;
-	memcpy(ram, data_rep(h, STARPU_MAIN_RAM)->interface, h->ops->interface_size);
+	shape_of(h, STARPU_MAIN_RAM, ram);
 	int ret = data_allocate_private_quiet(h, ram, STARPU_MAIN_RAM);
 	if (ret)
 	{
@@ -184,7 +194,7 @@ int data_redux_contribution(starpu_data_handle_t h, int workerid, unsigned node,
 		int ret = back ? 0 : -ENOMEM;
 		if (!ret)
 		{
-			memcpy(back, data_rep(h, node)->interface, h->ops->interface_size);
+			shape_of(h, node, back);
 			ret = data_allocate_private(h, back, node);
 			if (ret)
 				free(back);
@@ -218,7 +228,7 @@ int data_redux_contribution(starpu_data_handle_t h, int workerid, unsigned node,
 	iface = malloc(h->ops->interface_size);
 	if (!iface)
 		return -ENOMEM;
-	memcpy(iface, data_rep(h, node)->interface, h->ops->interface_size);
+	shape_of(h, node, iface);
 	int ret = data_allocate_private(h, iface, node);
 	if (ret)
 	{
