@@ -156,6 +156,13 @@ static void unpin_first(struct job *job, unsigned n, unsigned node)
 		struct job_buffer *b = &job->buffers[i];
 		if (coherent_buffer(b))
 			data_unpin(b->handle, node);
+		else if ((b->mode & STARPU_REDUX) && job->scratch && job->scratch[i])
+		{
+			/* At rest while we wait: may go to the swap disk, and
+			 * comes back when we start over. */
+			data_redux_release(b->handle, job->worker ? job->worker->id : 0);
+			job->scratch[i] = NULL;
+		}
 		else if ((b->mode & STARPU_SCRATCH) && job->scratch && job->scratch[i])
 		{
 			data_free_private(b->handle, job->scratch[i], node);
@@ -342,9 +349,13 @@ void data_job_done_on_node(struct job *job, unsigned node)
 		}
 		if (b->mode & STARPU_REDUX)
 		{
-			/* The contribution stays with the handle until reduced. */
-			if (job->scratch)
+			/* The contribution stays with the handle until reduced,
+			 * at rest until this worker's next REDUX task. */
+			if (job->scratch && job->scratch[i])
+			{
+				data_redux_release(h, job->worker ? job->worker->id : 0);
 				job->scratch[i] = NULL;
+			}
 			continue;
 		}
 		if (b->flags & JOB_BUFFER_NOFETCH)

@@ -141,6 +141,9 @@ struct starpu_data_state
 	struct starpu_codelet *init_cl;
 	void **redux_contrib;			/* [worker] interface, or NULL */
 	unsigned *redux_node;			/* [worker] node of the contribution */
+	unsigned *redux_busy;			/* [worker] jobs using it now (0: at rest, may be spilled) */
+	struct starpu_data_state *redux_prev, *redux_next;	/* handles with contributions (reduction.c) */
+	unsigned char redux_listed;
 
 	/* Partitioning (filters.c, partition_plan.c). A piece (child) is a
 	 * handle whose replicate on its home node (a RAM node: its "view
@@ -302,6 +305,8 @@ int data_allocate_replicate_quiet(starpu_data_handle_t h, unsigned node);
  * contributions. Evicts if needed; -ENOMEM if it can never fit, -EAGAIN if
  * not now. Called without h->lock. */
 int data_allocate_private(starpu_data_handle_t h, void *iface, unsigned node);
+/* The same without a message (a failure is no error of its own). */
+int data_allocate_private_quiet(starpu_data_handle_t h, void *iface, unsigned node);
 void data_free_private(starpu_data_handle_t h, void *iface, unsigned node);
 /* Frees a runtime-allocated replicate into the node's cache. h->lock held. */
 void data_free_replicate(starpu_data_handle_t h, unsigned node);
@@ -338,6 +343,13 @@ int data_redux_check(starpu_data_handle_t h, const char *fn);
  * needed) in *iface, given to the REDUX task. 0, or -ENOMEM / -EAGAIN as
  * data_allocate_private. */
 int data_redux_contribution(starpu_data_handle_t h, int workerid, unsigned node, void **iface);
+/* The job of workerid is done with its contribution (obtained above): it is
+ * at rest until the worker's next REDUX task or the fold. */
+void data_redux_release(starpu_data_handle_t h, int workerid);
+/* Memory is short on RAM node node: moves contributions at rest there to
+ * the swap disk (read back by their worker's next task or by the fold);
+ * returns the bytes freed. Takes handle locks with trylock only. */
+ssize_t data_redux_spill(unsigned node, ssize_t need);
 /* Builds the job that folds the contributions into the data, as the last
  * writer of h (h->lock held); the caller releases its guard after
  * unlocking. */

@@ -238,8 +238,6 @@ static int evictable(struct data_replicate *r)
 		return 0;
 	if (h->wt_mask & (1u << r->node))
 		return 0;
-	if (h->redux_contrib)
-		return 0;
 	if (is_only_valid_copy(h, r->node) && write_back_target(h, r->node) < 0)
 		return 0;
 	return 1;
@@ -341,6 +339,11 @@ static ssize_t reclaim(unsigned node, ssize_t need)
 		os_cond_broadcast(&h->busy_cond);
 		os_mutex_unlock(&h->lock);
 	}
+	/* Reduction contributions at rest (their fold is not due yet) go to
+	 * the swap disk. Rare: only when memory is short and some are here. */
+	if (freed < need && n->kind == STARPU_CPU_RAM && starpu_disk_swap_node >= 0
+	    && atomic_load(&n->redux_rest_bytes) > 0)
+		freed += data_redux_spill(node, need - freed);
 	atomic_fetch_sub(&n->evicting, 1);
 	return freed;
 }
@@ -351,7 +354,9 @@ static ssize_t reclaim(unsigned node, ssize_t need)
 static int node_in_use(unsigned node, starpu_data_handle_t self)
 {
 	struct memory_node *n = &mem_nodes[node];
-	if (atomic_load(&n->private_bytes) > 0 || atomic_load(&n->evicting) > 0)
+	/* Contributions at rest stay until their fold: no use waiting for
+	 * them (the fold job, if due, waits for memory like any task). */
+	if (atomic_load(&n->private_bytes) - atomic_load(&n->redux_rest_bytes) > 0 || atomic_load(&n->evicting) > 0)
 		return 1;
 	int busy = 0;
 	struct rt_thread *t = rt_thread();
@@ -406,9 +411,13 @@ static int no_room(starpu_data_handle_t self, starpu_data_handle_t h, unsigned n
 	const char *why = n->kind != STARPU_CPU_RAM ? "it can only be evicted to RAM, which is full too"
 		: starpu_disk_swap_node < 0 ? "no disk to evict it to (STARPU_DISK_SWAP or starpu_disk_register)"
 		: wb ? wbwhy : "the swap disk is full too";
+	char rest[128] = "";
+	ssize_t rb = atomic_load(&n->redux_rest_bytes);
+	if (rb > 0)
+		snprintf(rest, sizeof(rest), "; %zd bytes are held by reduction contributions awaiting their fold", rb);
 	rt_error("data %s (%zu bytes) cannot be allocated on memory node %u (%s): it is full, %zd of %zd bytes "
-		 "hold data that cannot be evicted (%s) (-ENOMEM)", data_label(h, label, sizeof(label)), size,
-		 node, n->name, used, n->total, why);
+		 "hold data that cannot be evicted (%s%s) (-ENOMEM)", data_label(h, label, sizeof(label)), size,
+		 node, n->name, used, n->total, why, rest);
 	return -ENOMEM;
 }
 
@@ -479,25 +488,36 @@ int data_allocate_replicate(starpu_data_handle_t h, unsigned node)
 	return allocate_replicate(h, node, 0);
 }
 
-int data_allocate_private(starpu_data_handle_t h, void *iface, unsigned node)
+static int allocate_private(starpu_data_handle_t h, void *iface, unsigned node, int quiet)
 {
 	size_t size = alloc_size_of(h);
 	struct memory_node *n = &mem_nodes[node];
 	if (n->total >= 0 && (ssize_t) size > n->total)
 	{
 		char label[96];
-		rt_error("data %s (%zu bytes) can never fit in memory node %u (%s), whose limit is %zd bytes (-ENOMEM)",
-			 data_label(h, label, sizeof(label)), size, node, n->name, n->total);
+		if (!quiet)
+			rt_error("data %s (%zu bytes) can never fit in memory node %u (%s), whose limit is %zd bytes (-ENOMEM)",
+				 data_label(h, label, sizeof(label)), size, node, n->name, n->total);
 		return -ENOMEM;
 	}
 	if (h->ops->allocate_data_on_node(iface, node) < 0)
 	{
 		ssize_t freed = reclaim(node, (ssize_t) size);
 		if (h->ops->allocate_data_on_node(iface, node) < 0)
-			return no_room(NULL, h, node, size, freed, 0);
+			return no_room(NULL, h, node, size, freed, quiet);
 	}
 	atomic_fetch_add(&n->private_bytes, (ssize_t) size);
 	return 0;
+}
+
+int data_allocate_private(starpu_data_handle_t h, void *iface, unsigned node)
+{
+	return allocate_private(h, iface, node, 0);
+}
+
+int data_allocate_private_quiet(starpu_data_handle_t h, void *iface, unsigned node)
+{
+	return allocate_private(h, iface, node, 1);
 }
 
 void data_free_private(starpu_data_handle_t h, void *iface, unsigned node)

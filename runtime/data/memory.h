@@ -30,7 +30,8 @@ struct memory_node
 	os_cond_t released;		/* memory was released: allocation may retry */
 	_Atomic int nwaiting;		/* threads waiting on released (read without the lock) */
 	_Atomic int evicting;		/* threads evicting from the node now */
-	_Atomic ssize_t private_bytes;	/* scratch and reduction buffers of running tasks */
+	_Atomic ssize_t private_bytes;	/* scratch and reduction buffers (reduction.c) */
+	_Atomic ssize_t redux_rest_bytes;	/* of which contributions at rest: no task uses them until the fold */
 	int turn_taken;			/* a task holds the node's waiting turn (memalloc.c) */
 	_Atomic int writeback_error;	/* the last failed write-back of an eviction from here (memalloc.c) */
 	ssize_t used;			/* bytes allocated by the runtime (cache included) */

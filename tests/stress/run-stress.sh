@@ -40,7 +40,7 @@ case $what in *o*)
 	# 1024 handles of 8 KiB = 8 MiB of data under a 2 MiB limit; the
 	# tasks work mostly on a window of 128 handles (1 MiB) that moves
 	# along the pool, and one access in eight anywhere.
-	# Without REDUX (README.md, "Known problem"); STRESS_OOC_FLAGS adds flags.
+	# Without REDUX, as the published figures (README.md, "REDUX out of core"); STRESS_OOC_FLAGS adds flags.
 	"$bin" -n "$N" -s 43 -H 1024 -L 1024 -w 128 -m 2 -d "$swap" -x redux ${STRESS_OOC_FLAGS:-} $only || fail=1 ;;
 esac
 exit $fail
