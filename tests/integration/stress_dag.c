@@ -11,6 +11,8 @@
  *
  * Usage: stress_dag [-n ntasks] [-s seed] [-q] [-p policy]
  *   -q  quick mode (10,000 tasks for every policy)
+ * Without -n or -q, VELA_STRESS_DAG_NTASKS sets the number of tasks
+ * (the sanitizer runs, make check-asan and check-tsan, use fewer).
  *   -p  run only this policy (default: every built-in policy)
  * Exit status: 0 pass, 1 failure, 77 skipped (no CPU worker).
  */
@@ -409,6 +411,19 @@ int main(int argc, char **argv)
 			fprintf(stderr, "usage: %s [-n ntasks] [-s seed] [-q] [-p policy]\n", argv[0]);
 			return 1;
 		}
+	}
+	const char *env = getenv("VELA_STRESS_DAG_NTASKS");
+	if (ntasks == 0 && !quick && env && *env)
+	{
+		char *end;
+		unsigned long v = strtoul(env, &end, 10);
+		if (*end || v == 0 || v > 10000000)
+		{
+			fprintf(stderr, "stress_dag: VELA_STRESS_DAG_NTASKS='%s' must be an integer between 1 and 10000000\n",
+				env);
+			return 1;
+		}
+		ntasks = (unsigned) v;
 	}
 	if (ntasks == 0)
 		ntasks = quick ? QUICK_NTASKS : DEFAULT_NTASKS;

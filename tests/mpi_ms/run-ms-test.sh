@@ -68,6 +68,20 @@ if [ -n "$ASAN_OPTIONS" ]; then
 	ASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=0"
 	export LSAN_OPTIONS ASAN_OPTIONS
 fi
+# Under ThreadSanitizer likewise: Open MPI's own lock-order reports
+# (mpi/tests/tsan.supp) join the caller's suppressions, merged in one file.
+case $TSAN_OPTIONS in
+*suppressions=*)
+	ompi_tsan="$(cd "$(dirname "$0")/../../mpi/tests" && pwd)/tsan.supp"
+	base=$(printf '%s\n' "$TSAN_OPTIONS" | sed 's/.*suppressions=\([^ :]*\).*/\1/')
+	cat "$base" "$ompi_tsan" > "$STARPU_HOME/tsan-$$.supp" 2>/dev/null
+	TSAN_OPTIONS=$(printf '%s\n' "$TSAN_OPTIONS" | sed "s|suppressions=[^ :]*|suppressions=$STARPU_HOME/tsan-$$.supp|")
+	export TSAN_OPTIONS ;;
+"") ;;
+*)
+	TSAN_OPTIONS="$TSAN_OPTIONS suppressions=$(cd "$(dirname "$0")/../../mpi/tests" && pwd)/tsan.supp"
+	export TSAN_OPTIONS ;;
+esac
 export STARPU_SILENT STARPU_NCPU STARPU_NMPIMSTHREADS STARPU_HOME OPENBLAS_NUM_THREADS VELA_MPI_MS_PLUGIN
 # shellcheck disable=SC2086
 exec timeout -k 10 "$VELA_MS_TEST_TIMEOUT" "$MPIRUN" $flags -np "$np" "$prog" "$@"
