@@ -77,7 +77,7 @@ static void bundle_cpu(void *b[], void *arg)
 	(void) b;
 	int i = (int) (intptr_t) arg;
 	/* still in its bundle while it runs (the dm* policies leave it there) */
-	in_bundle_in_kernel[i] = starpu_task_get_current()->bundle == the_bundle;
+	__atomic_store_n(&in_bundle_in_kernel[i], starpu_task_get_current()->bundle == the_bundle, __ATOMIC_RELAXED);
 }
 
 static struct starpu_perfmodel bundle_model = { .type = STARPU_HISTORY_BASED, .symbol = "compat_api_bundle" };
