@@ -282,6 +282,40 @@ static void tiled_register(struct tiled *t)
 		}
 }
 
+/* --pin: page-lock the tiles for the GPUs' copies (a no-op without GPUs). */
+static void tiled_pin(struct tiled *t, int pin)
+{
+	if (!t->tiles || t->untouched)
+		return;
+	for (int j = 0; j < t->nt; j++)
+		for (int i = 0; i < t->nt; i++) {
+			long k = t->index(t, i, j);
+			if (k < 0)
+				continue;
+			size_t bytes = (size_t)tile_dim(t, i) * tile_dim(t, j) * sizeof(double);
+			if (pin)
+				starpu_memory_pin(t->tiles[k], bytes);
+			else
+				starpu_memory_unpin(t->tiles[k], bytes);
+		}
+}
+
+/*
+ * --prefetch: every tile copied to the first CUDA worker's memory before the
+ * clock starts (synchronously, one after the other), so that the time is the
+ * factorization's on data already on the GPU. Without a GPU it does nothing.
+ */
+static void tiled_prefetch(struct tiled *t)
+{
+	int worker = -1;
+	if (starpu_worker_get_ids_by_type(STARPU_CUDA_WORKER, &worker, 1) < 1 || worker < 0)
+		return;
+	unsigned node = starpu_worker_get_memory_node(worker);
+	for (size_t k = 0; k < t->count; k++)
+		if (t->handles[k])
+			starpu_data_fetch_on_node(t->handles[k], node, 0);
+}
+
 static void tiled_unregister(struct tiled *t)
 {
 	for (size_t k = 0; k < t->count; k++)
@@ -336,6 +370,8 @@ static void enable_simulated_gpus(const struct tiled_app *app)
 
 struct tiled_options {
 	int n, bs, reps, ncpus, check, ref;
+	int prefetch; /* --prefetch: tiles on the first GPU before the clock starts */
+	int pin;      /* --pin: tiles pinned (starpu_memory_pin) in each session */
 	const char *scheds;
 };
 
@@ -343,14 +379,17 @@ static void tiled_usage(const struct tiled_app *app, const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [-n N] [-b BS] [-s SCHED,...] [-r REPS] [-c NCPUS] [-q] [--no-check] [--no-ref]\n"
+		"          [--pin] [--prefetch]\n"
 		"  -n N        matrix size (default %d; %d with -q)\n"
 		"  -b BS       tile size (default %d; %d with -q)\n"
 		"  -s LIST     schedulers to compare (default %s)\n"
 		"  -r REPS     runs per scheduler, best time reported, all checked (default %d; %d with -q)\n"
-		"  -c NCPUS    number of CPU workers (default: all cores)\n"
+		"  -c NCPUS    number of CPU workers (default: all cores; 0: GPUs only)\n"
 		"  -q          quick run for tests\n"
 		"  --no-check  skip the %s verification (always skipped when simulated)\n"
-		"  --no-ref    skip the sequential %s reference timing (likewise)\n",
+		"  --no-ref    skip the sequential %s reference timing (likewise)\n"
+		"  --pin       pin the tiles (starpu_memory_pin) after starpu_init, off the clock\n"
+		"  --prefetch  copy every tile to the first GPU before the clock starts\n",
 		prog, TILED_DEFAULT_N, TILED_QUICK_N, TILED_DEFAULT_BS, TILED_QUICK_BS,
 		TILED_DEFAULT_SCHEDS, TILED_DEFAULT_REPS, TILED_QUICK_REPS,
 		app->check_what, app->ref_routine);
@@ -386,20 +425,28 @@ static int tiled_parse_options(const struct tiled_app *app, int argc, char **arg
 			opt->scheds = argv[++i];
 		else if (strcmp(arg, "-r") == 0 && has_value)
 			reps = parse_count(app, arg, argv[++i]);
-		else if (strcmp(arg, "-c") == 0 && has_value)
-			opt->ncpus = parse_count(app, arg, argv[++i]);
-		else if (strcmp(arg, "-q") == 0)
+		else if (strcmp(arg, "-c") == 0 && has_value) {
+			/* 0 is allowed here: the GPUs alone. -2: bad value. */
+			const char *v = argv[++i];
+			opt->ncpus = strcmp(v, "0") == 0 ? 0 : parse_count(app, arg, v);
+			if (opt->ncpus == 0 && strcmp(v, "0") != 0)
+				opt->ncpus = -2;
+		} else if (strcmp(arg, "-q") == 0)
 			quick = 1;
 		else if (strcmp(arg, "--no-check") == 0)
 			opt->check = 0;
 		else if (strcmp(arg, "--no-ref") == 0)
 			opt->ref = 0;
+		else if (strcmp(arg, "--pin") == 0)
+			opt->pin = 1;
+		else if (strcmp(arg, "--prefetch") == 0)
+			opt->prefetch = 1;
 		else {
 			fprintf(stderr, "%s: unknown option or missing value: '%s'\n", app->name, arg);
 			return -1;
 		}
 	}
-	if (n == 0 || bs == 0 || reps == 0 || opt->ncpus == 0)
+	if (n == 0 || bs == 0 || reps == 0 || opt->ncpus == -2)
 		return -1;
 	if (strspn(opt->scheds, ",") == strlen(opt->scheds)) {
 		fprintf(stderr, "%s: -s '%s': expected a comma-separated list of scheduler names\n",
@@ -440,7 +487,7 @@ static int run_once(const struct tiled_app *app, const struct tiled_options *opt
 	struct starpu_conf conf;
 	starpu_conf_init(&conf);
 	conf.sched_policy_name = sched;
-	if (opt->ncpus > 0)
+	if (opt->ncpus >= 0)
 		conf.ncpus = opt->ncpus;
 
 	int ret = starpu_init(&conf);
@@ -461,8 +508,8 @@ static int run_once(const struct tiled_app *app, const struct tiled_options *opt
 	res->simulated = run_is_simulated();
 	if (res->simulated)
 		enable_simulated_gpus(app);
-	if (res->cpu_workers == 0 && res->ms_workers == 0) {
-		fprintf(stderr, "%s: skipped, no CPU worker available\n", app->name);
+	if (res->cpu_workers == 0 && res->ms_workers == 0 && res->cuda_workers == 0) {
+		fprintf(stderr, "%s: skipped, no CPU or GPU worker available\n", app->name);
 		starpu_shutdown();
 		return 77;
 	}
@@ -473,8 +520,12 @@ static int run_once(const struct tiled_app *app, const struct tiled_options *opt
 	}
 
 	tiled_load(t, a_full);
+	if (opt->pin)
+		tiled_pin(t, 1);
 	tiled_register(t);
 	app->reset_kernel_status();
+	if (opt->prefetch && !res->simulated)
+		tiled_prefetch(t);
 
 	double start = starpu_timing_now();
 	ret = app->submit(t);
@@ -483,10 +534,16 @@ static int run_once(const struct tiled_app *app, const struct tiled_options *opt
 	double elapsed = starpu_timing_now() - start;
 	/* A task that could not run (no usable model in a simulation, data
 	 * that cannot fit in memory) makes the time that of a partial run. */
+#ifdef VELA_VERSION_STRING
 	unsigned long nfailed = vela_task_failed_count();
+#else
+	unsigned long nfailed = 0;	/* StarPU 1.3 has no such count */
+#endif
 
 	/* Unregistering makes the tiles the application's again. */
 	tiled_unregister(t);
+	if (opt->pin)
+		tiled_pin(t, 0);
 	if (!res->simulated)
 		tiled_cuda_stop();
 	starpu_shutdown();
