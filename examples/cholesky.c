@@ -135,8 +135,8 @@ void gemm_cpu(void *buffers[], void *cl_arg)
 
 #ifdef STARPU_USE_CUDA
 /* The same kernels on a CUDA worker: cuSOLVER's potrf, cuBLAS for the
- * rest, on the worker's stream (tiled_cuda.h). potrf waits to read its
- * info; the others are queued (STARPU_CUDA_ASYNC). */
+ * rest, on the worker's stream (tiled_cuda.h). all are queued
+ * (STARPU_CUDA_ASYNC); potrf's info is read at the end of the session. */
 static const double one = 1.0, minus_one = -1.0;
 
 static void potrf_cuda(void *buffers[], void *cl_arg)
@@ -146,7 +146,7 @@ static void potrf_cuda(void *buffers[], void *cl_arg)
 	int info = -1;
 	if (cusolverDnDpotrf(s->handle, CUBLAS_FILL_MODE_LOWER, tile_rows(buffers[0]), tile_ptr(buffers[0]),
 			     tile_ld(buffers[0]), s->work, s->lwork, s->info) == CUSOLVER_STATUS_SUCCESS)
-		info = tiled_cuda_info(s);
+		info = tiled_cuda_info_later(s) == 0 ? 0 : tiled_cuda_info(s);
 	if (info != 0)
 		atomic_store(&potrf_failure, info);
 }
@@ -185,11 +185,9 @@ static void gemm_cuda(void *buffers[], void *cl_arg)
 		STARPU_CUBLAS_REPORT_ERROR(st);
 }
 #define CUDA_IMPL(f) .cuda_funcs = { f }, .cuda_flags = { STARPU_CUDA_ASYNC },
-#define CUDA_IMPL_SYNC(f) .cuda_funcs = { f },
 #define WHERE (STARPU_CPU | STARPU_CUDA | STARPU_MPI_MS)
 #else
 #define CUDA_IMPL(f)
-#define CUDA_IMPL_SYNC(f)
 #define WHERE (STARPU_CPU | STARPU_MPI_MS)
 #endif
 
@@ -210,7 +208,7 @@ static struct starpu_codelet potrf_cl = {
 	.where = WHERE,
 	.cpu_funcs = { potrf_cpu },
 	.cpu_funcs_name = { "potrf_cpu" },
-	CUDA_IMPL_SYNC(potrf_cuda)
+	CUDA_IMPL(potrf_cuda)
 	.nbuffers = 1,
 	.modes = { STARPU_RW },
 	.name = "potrf",
@@ -425,6 +423,8 @@ static void reset_kernel_status(void)
 static int kernel_failed(const char *sched)
 {
 	int info = atomic_load(&potrf_failure);
+	if (!info)
+		info = tiled_cuda_late_info();	/* from the GPUs' potrf */
 	if (info)
 		fprintf(stderr, "cholesky: dpotrf reported info=%d under sched %s (tile not positive definite)\n",
 			info, sched);

@@ -136,7 +136,8 @@ static void gemm_cpu(void *buffers[], void *cl_arg)
 #ifdef STARPU_USE_CUDA
 /* The same kernels on a CUDA worker: cuSOLVER's getrf without pivoting (the
  * input needs none), cuBLAS for the rest, on the worker's stream
- * (tiled_cuda.h). getrf waits to read its info; the others are queued. */
+ * (tiled_cuda.h). All are queued (STARPU_CUDA_ASYNC); getrf's info is
+ * read at the end of the session. */
 static const double one = 1.0, minus_one = -1.0;
 
 static void getrf_cuda(void *buffers[], void *cl_arg)
@@ -146,7 +147,7 @@ static void getrf_cuda(void *buffers[], void *cl_arg)
 	int n = tile_rows(buffers[0]), info = -1;
 	if (cusolverDnDgetrf(s->handle, n, n, tile_ptr(buffers[0]), tile_ld(buffers[0]), s->work, NULL, s->info)
 	    == CUSOLVER_STATUS_SUCCESS)
-		info = tiled_cuda_info(s);
+		info = tiled_cuda_info_later(s) == 0 ? 0 : tiled_cuda_info(s);
 	if (info != 0)
 		atomic_store(&getrf_failure, info);
 }
@@ -184,11 +185,9 @@ static void gemm_cuda(void *buffers[], void *cl_arg)
 		STARPU_CUBLAS_REPORT_ERROR(st);
 }
 #define CUDA_IMPL(f) .cuda_funcs = { f }, .cuda_flags = { STARPU_CUDA_ASYNC },
-#define CUDA_IMPL_SYNC(f) .cuda_funcs = { f },
 #define WHERE (STARPU_CPU | STARPU_CUDA)
 #else
 #define CUDA_IMPL(f)
-#define CUDA_IMPL_SYNC(f)
 #define WHERE STARPU_CPU
 #endif
 
@@ -209,7 +208,7 @@ static struct starpu_codelet getrf_cl = {
 	.where = WHERE,
 	.cpu_funcs = { getrf_cpu },
 	.cpu_funcs_name = { "getrf_cpu" },
-	CUDA_IMPL_SYNC(getrf_cuda)
+	CUDA_IMPL(getrf_cuda)
 	.nbuffers = 1,
 	.modes = { STARPU_RW },
 	.name = "getrf",
@@ -436,6 +435,8 @@ static void reset_kernel_status(void)
 static int kernel_failed(const char *sched)
 {
 	int info = atomic_load(&getrf_failure), swapped = atomic_load(&getrf_swapped_row);
+	if (!info)
+		info = tiled_cuda_late_info();	/* from the GPUs' getrf */
 	if (info > 0)
 		fprintf(stderr, "lu: dgetrf reported a zero pivot (info=%d) under sched %s\n", info, sched);
 	else if (info == -ENOMEM)

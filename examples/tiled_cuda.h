@@ -16,17 +16,23 @@
 #include <starpu_cublas_v2.h>
 #include <cusolverDn.h>
 
+/* Infos read back without waiting: pinned slots, checked at tiled_cuda_stop. */
+#define TILED_CUDA_INFO_SLOTS 4096
+
 struct tiled_cuda_solver {
 	cusolverDnHandle_t handle;
 	double *work;	/* lwork doubles on the worker's GPU */
 	int lwork;
 	int *info;	/* one int on the GPU */
+	int *late;	/* TILED_CUDA_INFO_SLOTS pinned host ints */
+	int nlate;	/* slots used in this session */
 };
 
 /* Indexed by worker id; set up on each CUDA worker's own thread. */
 static struct tiled_cuda_solver tiled_solvers[STARPU_NMAXWORKERS];
 static int tiled_cuda_bs;
 static int tiled_cuda_failed;
+static int tiled_cuda_late_failure;	/* first non-zero info found at stop */
 
 static void tiled_cuda_init_one(void *arg)
 {
@@ -41,8 +47,10 @@ static void tiled_cuda_init_one(void *arg)
 		return;
 	}
 	s->lwork = l1 > l2 ? l1 : l2;
+	s->nlate = 0;
 	if (cudaMalloc((void **)&s->work, (size_t)(s->lwork > 0 ? s->lwork : 1) * sizeof(double)) != cudaSuccess
-	    || cudaMalloc((void **)&s->info, sizeof(int)) != cudaSuccess)
+	    || cudaMalloc((void **)&s->info, sizeof(int)) != cudaSuccess
+	    || cudaHostAlloc((void **)&s->late, TILED_CUDA_INFO_SLOTS * sizeof(int), cudaHostAllocDefault) != cudaSuccess)
 		tiled_cuda_failed = 1;
 }
 
@@ -51,6 +59,10 @@ static void tiled_cuda_shutdown_one(void *arg)
 	(void)arg;
 	struct tiled_cuda_solver *s = &tiled_solvers[starpu_worker_get_id()];
 	cudaStreamSynchronize(starpu_cuda_get_local_stream());
+	for (int k = 0; k < s->nlate; k++)
+		if (s->late[k] != 0 && !tiled_cuda_late_failure)
+			tiled_cuda_late_failure = s->late[k];
+	cudaFreeHost(s->late);
 	cudaFree(s->work);
 	cudaFree(s->info);
 	if (s->handle)
@@ -67,6 +79,7 @@ static int tiled_cuda_start(int bs)
 	starpu_cublas_init();
 	tiled_cuda_bs = bs;
 	tiled_cuda_failed = 0;
+	tiled_cuda_late_failure = 0;
 	starpu_execute_on_each_worker(tiled_cuda_init_one, NULL, STARPU_CUDA);
 	if (tiled_cuda_failed)
 		fprintf(stderr, "cannot set cuSOLVER up on the CUDA workers\n");
@@ -99,7 +112,35 @@ static int tiled_cuda_info(const struct tiled_cuda_solver *s)
 	return info;
 }
 
+/*
+ * The info of the factorization just queued, without waiting: copied on
+ * the worker's stream into the next pinned slot, read at tiled_cuda_stop
+ * (tiled_cuda_late_info). The codelet can then be STARPU_CUDA_ASYNC, and
+ * the panel does not drain the GPU's queue. 0, or -1 when the copy cannot
+ * be queued (the slots full: the caller waits with tiled_cuda_info).
+ */
+static int tiled_cuda_info_later(struct tiled_cuda_solver *s)
+{
+	if (s->nlate >= TILED_CUDA_INFO_SLOTS)
+		return -1;
+	int *slot = &s->late[s->nlate++];
+	*slot = 0;
+	return cudaMemcpyAsync(slot, s->info, sizeof(int), cudaMemcpyDeviceToHost,
+			       starpu_cuda_get_local_stream()) == cudaSuccess ? 0 : -1;
+}
+
+/* After tiled_cuda_stop: the first non-zero info of the session, or 0. */
+static int tiled_cuda_late_info(void)
+{
+	return tiled_cuda_late_failure;
+}
+
 #else /* !STARPU_USE_CUDA */
+
+static int tiled_cuda_late_info(void)
+{
+	return 0;
+}
 
 static int tiled_cuda_start(int bs)
 {

@@ -14,15 +14,21 @@
 # against it and takes the tarball along; run unpacks it there, and finds
 # OpenBLAS and hwloc in its deps/.
 #
-# run executes, each under a time limit: `vela machine` (the GPUs it sees),
+# run suite executes, each under a time limit: `vela machine` (the GPUs it sees),
 # tests/cuda/test_cuda_gpu (round trips of every interface, kernels in
 # flight, cuBLAS, pinned memory, eviction at 4x STARPU_LIMIT_CUDA_MEM,
 # -ENOMEM, SCRATCH, REDUX, partitions, two workers per GPU, a copy
 # overlapping a kernel in the trace), the same under compute-sanitizer
 # (memcheck) when the toolkit has it, and the Cholesky and LU examples on
-# CPUs + GPUs under several schedulers, results checked against LAPACK.
-# measure times the Cholesky (CHOL_N, CHOL_BS) on the GPU alone, data
-# prefetched or not, and on CPUs + GPU, against Vela and the reference.
+# CPUs + GPUs and on the GPU alone, results checked against LAPACK.
+# run measure (issue 17's figures): calibrates the bus and the kernels'
+# models; runs the Cholesky and LU at 3 sizes (ACC_SIZES), dmda and dmdas,
+# for bench/gpu_sim_accuracy to simulate afterwards from those models;
+# bench/compare-cuda (empty tasks, copies, async kernels, side by side);
+# the Cholesky (CHOL_N, CHOL_BS) on the GPU alone with data prefetched or
+# from RAM and on CPUs + GPU, and the LU prefetched, Vela and the same
+# program on the reference; a Cholesky at 3x STARPU_LIMIT_CUDA_MEM.
+# run all: both. Every step ends within GPU_SUITE_BUDGET seconds in all.
 # Output goes to $OUT (or gpu-results/): summary.txt, and gpu-logs.tar.gz
 # with one log per step and the calibrated models of both runtimes.
 # Exit 0 when every step passed (a skip counts as a failure there: the
@@ -120,8 +126,14 @@ setup() {
 		tar -C / -xJf "$bundle/ref/starpu-cuda-1.3.tar.xz"
 	fi
 	export LD_LIBRARY_PATH="$bundle/lib:/opt/starpu-cuda/deps:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-	export STARPU_HOME="$out/home" STARPU_SILENT=1 OPENBLAS_NUM_THREADS=1
+	# The examples give OpenBLAS one thread per worker themselves, and
+	# every core to their checks. The GPU machine's host name is a VM's:
+	# the models and the bus are named after the GPU instead.
+	export STARPU_HOME="$out/home" STARPU_SILENT=1 STARPU_HOSTNAME=${STARPU_HOSTNAME:-h200}
 	mkdir -p "$STARPU_HOME" "$out/home-starpu"
+	# Models calibrated on an earlier run there: carry gpu-seed/ holding
+	# home/ (Vela's STARPU_HOME) and home-starpu/ (the reference's).
+	[ -d "$root/gpu-seed" ] && cp -r "$root/gpu-seed/." "$out/"
 	B="$bundle/bin" R="$bundle/ref/bin"
 	{
 		echo "# $(date -u '+%Y-%m-%d %H:%M UTC') on $(hostname), $(nproc) cores"
@@ -137,26 +149,65 @@ suite() {
 		command -v "$s" >/dev/null && sanitizer=$s && break
 	done
 	if [ -n "$sanitizer" ]; then
-		step test_cuda_gpu_memcheck 90 "$sanitizer" --tool memcheck --error-exitcode 99 "$B/test_cuda_gpu" cuda_data
+		step test_cuda_gpu_memcheck 90 "$sanitizer" --tool memcheck --error-exitcode 99 "$B/test_cuda_gpu"
 	else
 		echo "compute-sanitizer: not found, memcheck step left out" | tee -a "$out/summary.txt"
 	fi
-	step cholesky 120 "$B/cholesky" -n 8192 -b 1024 -r 1 --no-ref -s eager,dmda,dmdas,heteroprio
-	step lu 120 "$B/lu" -n 8192 -b 1024 -r 1 --no-ref -s eager,dmda,dmdas
+	step cholesky 60 "$B/cholesky" -n 4096 -b 512 -r 1 --no-ref -s eager,dmda,dmdas,heteroprio
+	step cholesky_gpu_only 60 "$B/cholesky" -n 4096 -b 512 -r 1 --no-ref -c 0 -s dmdas
+	step lu 60 "$B/lu" -n 4096 -b 512 -r 1 --no-ref -s eager,dmda,dmdas
+	step lu_gpu_only 60 "$B/lu" -n 4096 -b 512 -r 1 --no-ref -c 0 -s dmdas
 }
 
-# The first look at speed: GPU alone, data prefetched or not, Vela and StarPU.
-measure() {
-	local n=${CHOL_N:-32768} b=${CHOL_BS:-2048}
-	local fast=(-n "$n" -b "$b" -r "${CHOL_REPS:-3}" --no-check --no-ref --pin)
-	step chol_gpu_prefetched 120 "$B/cholesky" "${fast[@]}" -c 0 --prefetch -s dmdas,dmda
-	step chol_gpu_from_host 120 "$B/cholesky" "${fast[@]}" -c 0 -s dmdas,dmda
-	step chol_all_from_host 120 "$B/cholesky" "${fast[@]}" -s dmdas,dmda
-	if [ -x "$R/cholesky" ]; then
-		step starpu_chol_gpu_prefetched 150 env STARPU_HOME="$out/home-starpu" "$R/cholesky" "${fast[@]}" -c 0 --prefetch -s dmdas,dmda
-		step starpu_chol_gpu_from_host 150 env STARPU_HOME="$out/home-starpu" "$R/cholesky" "${fast[@]}" -c 0 -s dmdas,dmda
+# calibrate: the bus (pinned copies) and the example kernels' models at the
+# tile sizes measured below (history-based: every footprint needs samples).
+calibrate() {
+	step calibrate_bus 60 "$B/vela" calibrate-bus
+	step calibrate_chol 90 env STARPU_CALIBRATE=1 "$B/cholesky" -n "${CAL_N:-16384}" -b 1024 -r 2 --no-check --no-ref --pin -s dmda
+	step calibrate_lu 90 env STARPU_CALIBRATE=1 "$B/lu" -n "${CAL_N:-16384}" -b 1024 -r 2 --no-check --no-ref --pin -s dmda
+}
+
+# accuracy: the real runs that the simulation (here, later, from these
+# models and this bus) must predict: 3 sizes, dmda and dmdas, CPUs + GPU.
+accuracy() {
+	local n
+	for n in ${ACC_SIZES:-8192 16384 24576}; do
+		step "real_chol_$n" 60 "$B/cholesky" -n "$n" -b 1024 -r 3 --no-check --no-ref --pin -s dmda,dmdas
+		step "real_lu_$n" 60 "$B/lu" -n "$n" -b 1024 -r 3 --no-check --no-ref --pin -s dmda,dmdas
+	done
+}
+
+# perf: Cholesky on the GPU alone (data prefetched or starting in RAM), on
+# CPUs + GPU, Vela and the same program on StarPU; LU prefetched.
+perf() {
+	local n=${CHOL_N:-49152} b=${CHOL_BS:-2048} ref=("env" "STARPU_HOME=$out/home-starpu" "$R/cholesky")
+	local fast=(-n "$n" -b "$b" -r "${CHOL_REPS:-2}" --no-check --no-ref --pin -s dmdas)
+	step chol_gpu_prefetched 90 "$B/cholesky" "${fast[@]}" -c 0 --prefetch
+	step chol_gpu_from_host 90 "$B/cholesky" "${fast[@]}" -c 0
+	step chol_all_from_host 90 "$B/cholesky" "${fast[@]}"
+	[ -x "$R/cholesky" ] && step starpu_chol_gpu_prefetched 90 "${ref[@]}" "${fast[@]}" -c 0 --prefetch
+	local lu=(-n "${LU_N:-32768}" -b "$b" -r 2 --no-check --no-ref --pin -s dmdas -c 0 --prefetch)
+	step lu_gpu_prefetched 90 "$B/lu" "${lu[@]}"
+	[ -x "$R/lu" ] && step starpu_lu_gpu_prefetched 90 env STARPU_HOME="$out/home-starpu" "$R/lu" "${lu[@]}"
+}
+
+# oversub: a Cholesky whose tiles are 3x the GPU memory allowed, GPU alone,
+# with the bytes moved (STARPU_BUS_STATS), Vela then StarPU.
+oversub() {
+	# n=32768, bs=2048: 136 stored tiles of 32 MiB = 4352 MiB.
+	local args=(-n "${OVERSUB_N:-32768}" -b 2048 -r 1 --no-ref --pin -s dmdas -c 0)
+	step oversub_chol 120 env STARPU_LIMIT_CUDA_MEM=1450 STARPU_BUS_STATS=1 "$B/cholesky" "${args[@]}"
+	[ -x "$R/cholesky" ] && step starpu_oversub_chol 120 env STARPU_HOME="$out/home-starpu" \
+		STARPU_LIMIT_CUDA_MEM=1450 STARPU_BUS_STATS=1 "$R/cholesky" "${args[@]}"
+}
+
+# compare: the side-by-side microbenchmarks (bench/compare-cuda).
+compare() {
+	if [ -x "$bundle/bench/compare-cuda" ]; then
+		step compare_cuda 120 "$bundle/bench/compare-cuda" run
+	else
+		echo "bench/compare-cuda: not in the bundle, left out" | tee -a "$out/summary.txt"
 	fi
-	grep -h "GFlop/s=" "$out"/logs/chol_*.log "$out"/logs/starpu_chol_*.log 2>/dev/null | tee -a "$out/summary.txt"
 }
 
 # finish: one archive of the logs and models (few files come back).
@@ -171,10 +222,11 @@ run() {
 	setup
 	case ${1:-all} in
 	suite) suite ;;
-	measure) measure ;;
-	all) suite; measure ;;
+	measure) calibrate; accuracy; compare; perf; oversub ;;
+	all) suite; calibrate; accuracy; compare; perf; oversub ;;
 	*) echo "usage: $0 run [suite|measure|all]" >&2; exit 2 ;;
 	esac
+	grep -h "GFlop/s=" "$out"/logs/*.log 2>/dev/null | tee -a "$out/summary.txt"
 	finish
 }
 

@@ -12,6 +12,7 @@
 #include "perfmodel/perfmodel.h"
 #include "core/rt.h"
 #include "data/memory.h"
+#include "drivers/driver.h"
 
 #include <errno.h>
 #include <math.h>
@@ -40,12 +41,32 @@ static int fill(unsigned node, uintptr_t buf, size_t size, uintptr_t ram_scratch
 	return starpu_interface_copy(ram_scratch, 0, STARPU_MAIN_RAM, buf, 0, node, size, NULL);
 }
 
+/*
+ * A buffer on node. In RAM, pinned when a device of the run gives pinned
+ * memory (as starpu_malloc does then, and as the data an application
+ * registers usually is): the bus is measured as the copies will run.
+ */
+static uintptr_t buf_alloc(unsigned node, size_t size)
+{
+	void *p = NULL;
+	if (mem_nodes[node].kind == STARPU_CPU_RAM && drv_host_alloc(&p, size) == 0)
+		return (uintptr_t) p;
+	return mem_alloc(node, size, 0);
+}
+
+static void buf_free(unsigned node, uintptr_t buf, size_t size)
+{
+	if (buf && mem_nodes[node].kind == STARPU_CPU_RAM && drv_host_free((void *) buf))
+		return;
+	mem_free(node, buf, size, 0);
+}
+
 static int measure_pair(unsigned src, unsigned dst, size_t size, double *bw, double *lat)
 {
 	int ret = -ENOMEM;
-	uintptr_t s = mem_alloc(src, size, 0);
-	uintptr_t d = src == dst ? mem_alloc(dst, size, 0) : mem_alloc(dst, size, 0);
-	uintptr_t scratch = mem_alloc(STARPU_MAIN_RAM, size, 0);
+	uintptr_t s = buf_alloc(src, size);
+	uintptr_t d = buf_alloc(dst, size);
+	uintptr_t scratch = buf_alloc(STARPU_MAIN_RAM, size);
 	if (!s || !d || !scratch)
 		goto out;
 	memset((void *) scratch, 0xa5, size);
@@ -79,9 +100,9 @@ static int measure_pair(unsigned src, unsigned dst, size_t size, double *bw, dou
 	*lat = batches[LAT_BATCHES / 2];
 	ret = 0;
 out:
-	mem_free(src, s, size, 0);
-	mem_free(dst, d, size, 0);
-	mem_free(STARPU_MAIN_RAM, scratch, size, 0);
+	buf_free(src, s, size);
+	buf_free(dst, d, size);
+	buf_free(STARPU_MAIN_RAM, scratch, size);
 	return ret;
 }
 

@@ -138,6 +138,34 @@ int pm_measure_kept(struct job *job, struct worker *w)
 	return kept;
 }
 
+/*
+ * The first run of a footprint on a device in this process is not a
+ * sample: it pays for the device loading the kernel's code (CUDA loads
+ * modules lazily; cuBLAS picks and loads a kernel per shape), often more
+ * than the kernel itself, and a history mean would keep that forever.
+ * Returns 1 (and remembers fp) the first time; 0 after, or on ENOMEM.
+ */
+static int cold_run(struct pm_impl *im, int comb, uint32_t fp)
+{
+	const struct starpu_perfmodel_arch *arch = pm_comb_arch(comb);
+	if (!arch || arch->ndevices < 1 || arch->devices[0].type == STARPU_CPU_WORKER)
+		return 0;
+	for (unsigned i = 0; i < im->nwarm; i++)
+		if (im->warm[i] == fp)
+			return 0;
+	if (im->nwarm == im->warm_cap)
+	{
+		unsigned cap = im->warm_cap ? 2 * im->warm_cap : 16;
+		uint32_t *w = realloc(im->warm, cap * sizeof(*w));
+		if (!w)
+			return 0;
+		im->warm = w;
+		im->warm_cap = cap;
+	}
+	im->warm[im->nwarm++] = fp;
+	return 1;
+}
+
 /* force: keep the sample whatever STARPU_CALIBRATE says. */
 static void record(struct starpu_perfmodel *model, struct starpu_task *task, int comb, unsigned impl, double us, int force)
 {
@@ -166,6 +194,8 @@ static void record(struct starpu_perfmodel *model, struct starpu_task *task, int
 		goto out;
 	struct pm_entry *en = pm_history_find(im, fp);
 	if (!force && !wanted(model, im, en))
+		goto out;
+	if (!force && cold_run(im, comb, fp))
 		goto out;
 	if (model->type == STARPU_MULTIPLE_REGRESSION_BASED)
 	{

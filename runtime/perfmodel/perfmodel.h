@@ -133,6 +133,11 @@ struct pm_impl
 	unsigned touched;		/* merging: received new samples (refit it) */
 	/* Multiple regression: the column names line of the file, if read. */
 	char *mlr_header;
+	/* Footprints this process has run once on this (device) arch: the
+	 * first run pays the device's lazy loading of the kernel's code and
+	 * is not a sample (measure.c). */
+	uint32_t *warm;
+	unsigned nwarm, warm_cap;
 };
 
 /* A comb's part of a model. */

@@ -47,6 +47,7 @@ int vtest_run(int argc, char **argv, const struct vtest_suite *suites)
 		return 1;
 	}
 
+	unsigned selected = 0;
 	for (const struct vtest_suite *s = suites; s->name; s++)
 	{
 		CU_pSuite suite = CU_add_suite(s->name, s->init, s->clean);
@@ -66,7 +67,15 @@ int vtest_run(int argc, char **argv, const struct vtest_suite *suites)
 				CU_cleanup_registry();
 				return 1;
 			}
+			selected++;
 		}
+	}
+	if (only && !selected)
+	{
+		/* A filter that selects nothing would pass without testing. */
+		fprintf(stderr, "vtest: no test case name contains '%s'\n", only);
+		CU_cleanup_registry();
+		return 2;
 	}
 
 	CU_basic_set_mode(CU_BRM_VERBOSE);
