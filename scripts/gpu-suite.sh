@@ -188,23 +188,33 @@ perf() {
 	[ -x "$R/cholesky" ] && step starpu_chol_gpu_prefetched 90 "${ref[@]}" "${fast[@]}" -c 0 --prefetch
 	local lu=(-n "${LU_N:-32768}" -b "$b" -r 2 --no-check --no-ref --pin -s dmdas -c 0 --prefetch)
 	step lu_gpu_prefetched 90 "$B/lu" "${lu[@]}"
+	# What stops the rest: a trace of one prefetched GPU-only run
+	# (`vela trace stats` here reads it: idle time, critical path).
+	mkdir -p "$out/logs/trace"
+	step chol_gpu_traced 60 env STARPU_FXT_TRACE=1 STARPU_FXT_PREFIX="$out/logs/trace/" \
+		"$B/cholesky" -n 32768 -b "$b" -r 1 --no-check --no-ref --pin -s dmdas -c 0 --prefetch
 	[ -x "$R/lu" ] && step starpu_lu_gpu_prefetched 90 env STARPU_HOME="$out/home-starpu" "$R/lu" "${lu[@]}"
 }
 
 # oversub: a Cholesky whose tiles are 3x the GPU memory allowed, GPU alone,
 # with the bytes moved (STARPU_BUS_STATS), Vela then StarPU.
 oversub() {
-	# n=32768, bs=2048: 136 stored tiles of 32 MiB = 4352 MiB.
-	local args=(-n "${OVERSUB_N:-32768}" -b 2048 -r 1 --no-ref --pin -s dmdas -c 0)
-	step oversub_chol 120 env STARPU_LIMIT_CUDA_MEM=1450 STARPU_BUS_STATS=1 "$B/cholesky" "${args[@]}"
+	# The stored tiles (lower triangle) are 3x the limit; n=24576, bs=2048:
+	# 78 tiles of 32 MiB = 2496 MiB against 832 MiB.
+	local n=${OVERSUB_N:-24576} b=2048
+	local nt=$(((n + b - 1) / b))
+	local limit=$((nt * (nt + 1) / 2 * b * b * 8 / 3 / 1048576))
+	local args=(-n "$n" -b "$b" -r 1 --no-ref --pin -s dmdas -c 0)
+	echo "oversub: n=$n bs=$b, STARPU_LIMIT_CUDA_MEM=$limit MiB" | tee -a "$out/summary.txt"
+	step oversub_chol 120 env STARPU_LIMIT_CUDA_MEM="$limit" STARPU_BUS_STATS=1 "$B/cholesky" "${args[@]}"
 	[ -x "$R/cholesky" ] && step starpu_oversub_chol 120 env STARPU_HOME="$out/home-starpu" \
-		STARPU_LIMIT_CUDA_MEM=1450 STARPU_BUS_STATS=1 "$R/cholesky" "${args[@]}"
+		STARPU_LIMIT_CUDA_MEM="$limit" STARPU_BUS_STATS=1 "$R/cholesky" "${args[@]}"
 }
 
 # compare: the side-by-side microbenchmarks (bench/compare-cuda).
 compare() {
 	if [ -x "$bundle/bench/compare-cuda" ]; then
-		step compare_cuda 120 "$bundle/bench/compare-cuda" run
+		step compare_cuda 150 env OUT="$out/logs" "$bundle/bench/compare-cuda" run -k 2 -K 1
 	else
 		echo "bench/compare-cuda: not in the bundle, left out" | tee -a "$out/summary.txt"
 	fi
@@ -222,8 +232,8 @@ run() {
 	setup
 	case ${1:-all} in
 	suite) suite ;;
-	measure) calibrate; accuracy; compare; perf; oversub ;;
-	all) suite; calibrate; accuracy; compare; perf; oversub ;;
+	measure) calibrate; compare; perf; accuracy; oversub ;;
+	all) suite; calibrate; compare; perf; accuracy; oversub ;;
 	*) echo "usage: $0 run [suite|measure|all]" >&2; exit 2 ;;
 	esac
 	grep -h "GFlop/s=" "$out"/logs/*.log 2>/dev/null | tee -a "$out/summary.txt"
