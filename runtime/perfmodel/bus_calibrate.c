@@ -123,6 +123,11 @@ int pm_bus_measure(struct pm_bus *b, int progress)
 			 * other: data goes through RAM, whose links are measured. */
 			if (mem_nodes[i].kind == STARPU_DISK_RAM && mem_nodes[j].kind == STARPU_DISK_RAM)
 				continue;
+			/* Likewise two devices that cannot copy to each other
+			 * (a CUDA and an OpenCL node, GPUs without peer access):
+			 * their data goes through RAM too. */
+			if (i != j && !mem_direct_copy(i, j))
+				continue;
 			size_t size = BW_BYTES;
 			/* Small nodes (a device with little memory) get a smaller
 			 * buffer: a quarter of their capacity. */
@@ -141,6 +146,17 @@ int pm_bus_measure(struct pm_bus *b, int progress)
 			b->bandwidth[i][j] = bw;
 			b->latency[i][j] = lat;
 		}
+	/* Devices that copy through RAM: both hops, one after the other. */
+	for (unsigned i = 0; i < mem_nnodes; i++)
+		for (unsigned j = 0; j < mem_nnodes; j++)
+			if (i != j && isnan(b->bandwidth[i][j]) && mem_nodes[i].kind != STARPU_DISK_RAM
+			    && mem_nodes[j].kind != STARPU_DISK_RAM && b->bandwidth[i][STARPU_MAIN_RAM] > 0.0
+			    && b->bandwidth[STARPU_MAIN_RAM][j] > 0.0)
+			{
+				b->bandwidth[i][j] = 1.0 / (1.0 / b->bandwidth[i][STARPU_MAIN_RAM]
+							    + 1.0 / b->bandwidth[STARPU_MAIN_RAM][j]);
+				b->latency[i][j] = b->latency[i][STARPU_MAIN_RAM] + b->latency[STARPU_MAIN_RAM][j];
+			}
 	if (progress)
 		fprintf(stderr, "done in %.2f s\n", (os_now_us() - t0) / 1e6);
 	return 0;
