@@ -28,6 +28,9 @@
 # the Cholesky (CHOL_N, CHOL_BS) on the GPU alone with data prefetched or
 # from RAM and on CPUs + GPU, and the LU prefetched, Vela and the same
 # program on the reference; a Cholesky at 3x STARPU_LIMIT_CUDA_MEM.
+# (parts calibrate, accuracy, compare, perf, mixed, oversub, models,
+# copytrace: `run PART,PART` runs those alone; measure is all but suite
+# and mixed and copytrace).
 # run all: both. Every step ends within GPU_SUITE_BUDGET seconds in all.
 # Output goes to $OUT (or gpu-results/): summary.txt, and gpu-logs.tar.gz
 # with one log per step and the calibrated models of both runtimes.
@@ -211,6 +214,37 @@ oversub() {
 		STARPU_LIMIT_CUDA_MEM="$limit" STARPU_BUS_STATS=1 "$R/cholesky" "${args[@]}"
 }
 
+# models: the example kernels calibrated afresh (their own STARPU_HOME,
+# no earlier samples) at tile sizes 512, 1024 and 2048, for perfmodels/.
+models() {
+	local b home="$out/home-models"
+	mkdir -p "$home"
+	for b in ${MODELS_BS:-512 1024 2048}; do
+		step "models_chol_$b" 40 env STARPU_HOME="$home" STARPU_CALIBRATE=1 "$B/cholesky" \
+			-n $((b * 8)) -b "$b" -r 2 --no-check --no-ref --pin -s dmda
+		step "models_lu_$b" 40 env STARPU_HOME="$home" STARPU_CALIBRATE=1 "$B/lu" \
+			-n $((b * 8)) -b "$b" -r 2 --no-check --no-ref --pin -s dmda
+	done
+}
+
+# copytrace: where a synchronous fetch's time goes (the trace's transfer
+# records against the fetch's own time).
+copytrace() {
+	local v="$bundle/bench/vela/cuda_copy"
+	[ -x "$v" ] || return 0
+	mkdir -p "$out/logs/trace-copy"
+	step copy_traced 30 env STARPU_NCPU=0 STARPU_NOPENCL=0 STARPU_FXT_TRACE=1 \
+		STARPU_FXT_PREFIX="$out/logs/trace-copy/" "$v" -S "16M 64M"
+}
+
+# mixed: CPUs + GPU against the GPU alone, data from RAM, three runs each.
+mixed() {
+	local n=${CHOL_N:-49152} b=${CHOL_BS:-2048}
+	local args=(-n "$n" -b "$b" -r 3 --no-check --no-ref --pin -s dmdas)
+	step mixed_gpu_only 90 "$B/cholesky" "${args[@]}" -c 0
+	step mixed_all 90 "$B/cholesky" "${args[@]}"
+}
+
 # compare: the side-by-side microbenchmarks (bench/compare-cuda).
 compare() {
 	if [ -x "$bundle/bench/compare-cuda" ]; then
@@ -223,19 +257,28 @@ compare() {
 # finish: one archive of the logs and models (few files come back).
 finish() {
 	echo "# results: $out" | tee -a "$out/summary.txt"
-	tar -C "$out" -czf "$out/gpu-logs.tar.gz" logs home home-starpu 2>/dev/null
-	rm -rf "$out/logs" "$out/home" "$out/home-starpu"
+	tar -C "$out" -czf "$out/gpu-logs.tar.gz" logs home home-starpu $(cd "$out" && ls -d home-models 2>/dev/null)
+	rm -rf "$out/logs" "$out/home" "$out/home-starpu" "$out/home-models"
 	exit $failed
 }
 
 run() {
-	setup
-	case ${1:-all} in
-	suite) suite ;;
-	measure) calibrate; compare; perf; accuracy; oversub ;;
-	all) suite; calibrate; compare; perf; accuracy; oversub ;;
-	*) echo "usage: $0 run [suite|measure|all]" >&2; exit 2 ;;
+	local parts=${1:-all} part
+	case $parts in
+	measure) parts=calibrate,compare,perf,accuracy,oversub,models ;;
+	all) parts=suite,calibrate,compare,perf,accuracy,oversub,models ;;
 	esac
+	for part in ${parts//,/ }; do
+		case $part in
+		suite|calibrate|compare|perf|accuracy|oversub|models|copytrace|mixed) ;;
+		*) echo "$0 run: unknown part '$part' (suite, calibrate, compare, perf, accuracy, oversub, models, copytrace, mixed; measure; all)" >&2
+		   exit 2 ;;
+		esac
+	done
+	setup
+	for part in ${parts//,/ }; do
+		"$part"
+	done
 	grep -h "GFlop/s=" "$out"/logs/*.log 2>/dev/null | tee -a "$out/summary.txt"
 	finish
 }
@@ -243,5 +286,5 @@ run() {
 case ${1:-} in
 pack) pack ;;
 run) run "${2:-all}" ;;
-*) echo "usage: $0 pack|run [suite|measure|all]" >&2; exit 2 ;;
+*) echo "usage: $0 pack|run [suite|measure|all|PART,PART...]" >&2; exit 2 ;;
 esac
