@@ -6,9 +6,11 @@
 # result matched the sequential run byte for byte; exits non-zero if one
 # did not. Figures: bench/results-reliability.md.
 #
-# Usage: tests/stress/run-stress.sh [-n ntasks] [-N ooc_ntasks] [-p policy] [-i|-o]
+# Usage: tests/stress/run-stress.sh [-n ntasks] [-N ooc_ntasks] [-p policy] [-i|-o] [-R]
 #   -n  in-core tasks (default 1000000), -N out-of-core tasks (default 1000000)
 #   -i  in core only, -o out of core only
+#   -R  REDUX accesses out of core too (left out by default, as in the first
+#       published figures)
 # Run from the repository after scripts/build.sh (uses build/tests/stress/).
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -16,15 +18,16 @@ bin=${STRESS_BIN:-$root/build/tests/stress/stress_modes}
 if [ ! -x "$bin" ]; then
 	make -C "$root/build/tests" stress/stress_modes >/dev/null || exit 1
 fi
-n=1000000 N=1000000 only= what=io
-while getopts "n:N:p:io" o; do
+n=1000000 N=1000000 only= what=io noredux="-x redux"
+while getopts "n:N:p:ioR" o; do
 	case $o in
 	n) n=$OPTARG ;;
 	N) N=$OPTARG ;;
 	p) only="-p $OPTARG" ;;
 	i) what=i ;;
 	o) what=o ;;
-	*) sed -n '9,12p' "$0"; exit 1 ;;
+	R) noredux= ;;
+	*) sed -n '9,14p' "$0"; exit 1 ;;
 	esac
 done
 export STARPU_SILENT=1
@@ -40,7 +43,7 @@ case $what in *o*)
 	# 1024 handles of 8 KiB = 8 MiB of data under a 2 MiB limit; the
 	# tasks work mostly on a window of 128 handles (1 MiB) that moves
 	# along the pool, and one access in eight anywhere.
-	# Without REDUX, as the published figures (README.md, "REDUX out of core"); STRESS_OOC_FLAGS adds flags.
-	"$bin" -n "$N" -s 43 -H 1024 -L 1024 -w 128 -m 2 -d "$swap" -x redux ${STRESS_OOC_FLAGS:-} $only || fail=1 ;;
+	# Without REDUX unless -R (README.md, "REDUX out of core"); STRESS_OOC_FLAGS adds flags.
+	"$bin" -n "$N" -s 43 -H 1024 -L 1024 -w 128 -m 2 -d "$swap" $noredux ${STRESS_OOC_FLAGS:-} $only || fail=1 ;;
 esac
 exit $fail
