@@ -32,6 +32,11 @@
 # copytrace: `run PART,PART` runs those alone; measure is all but suite
 # and mixed and copytrace).
 # run all: both. Every step ends within GPU_SUITE_BUDGET seconds in all.
+# Times seen on an H200 with 16 cores (bench/results-cuda.md): suite 12 s,
+# calibrate 10 s, compare 30 s, perf 165 s, accuracy 50 s, oversub 120 s
+# (Vela and StarPU, each with its check), models 50 s, mixed 90 s at
+# n=49152: `run all` needs GPU_SUITE_BUDGET=480 or so; the machine's start
+# adds about 30 s.
 # Output goes to $OUT (or gpu-results/): summary.txt, and gpu-logs.tar.gz
 # with one log per step and the calibrated models of both runtimes.
 # Exit 0 when every step passed (a skip counts as a failure there: the
