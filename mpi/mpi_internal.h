@@ -4,7 +4,7 @@
  * Design (mpi/README.md has the longer story):
  *  - A communication is a request (struct mreq): its data is acquired
  *    through the public API (starpu_data_acquire_on_node_cb), then the
- *    engine (progress.c, match.c) posts and tests its MPI operations.
+ *    engine (progress.c, ops.c, match.c) posts and tests its MPI operations.
  *    After initialisation MPI is called only under the engine lock
  *    (mpi.elock), by whichever thread holds it: the submitter of a send
  *    whose data is ready, a thread blocked in starpu_mpi_wait, or the
@@ -380,8 +380,9 @@ int req_test(struct mreq *r, int *result, int *source);
 /* Waits until no request is live. */
 void req_wait_none_live(void);
 
-/* For match.c and the sender: posting MPI operations, engine lock held.
- * kind says what completion means; ptr is its object. */
+/* The MPI operations in flight (ops.c), engine lock held. For match.c
+ * and the sender: posting them; kind says what completion means, ptr is
+ * its object. */
 enum op_kind { OP_LISTEN = 1, OP_ENV_SEND, OP_DATA_SEND, OP_DATA_RECV, OP_EARLY_RECV, OP_BARRIER, OP_BYE_SEND, OP_BYE_RECV, OP_DRAIN };
 void op_add(MPI_Request mr, enum op_kind kind, void *ptr);
 int prog_next_data_tag(struct mcomm *c);
@@ -391,6 +392,23 @@ int post_chunks(const struct mdesc *d, int send, int ssend, struct mcomm *c, int
 int post_contiguous(char *buf, size_t size, int send, int ssend, struct mcomm *c, int peer, int data_tag, enum op_kind kind, void *ptr);
 /* One operation (dt is not freed); 1 if posted, 0 (reported) if not. */
 int post_one(void *buf, int count, MPI_Datatype dt, int send, int ssend, struct mcomm *c, int peer, int tag, enum op_kind kind, void *ptr);
+/* For the engine (progress.c): tests every operation with one
+ * MPI_Testsome and dispatches what completed (1 if anything did); whether
+ * whoever polls must keep polling (data moving, sends waiting for their
+ * window); whether operations other than the envelope receives are in
+ * flight (pending), or none (only_listeners). */
+int ops_test(void);
+int ops_moving(void);
+int ops_pending(void);
+int ops_only_listeners(void);
+/* Posts the envelope receive of c (once). */
+void ops_listen(struct mcomm *c);
+/* Shutdown: cancels the envelope receives and frees their buffers (then
+ * nothing is in flight). */
+void ops_cancel_listeners(void);
+/* Forgets / frees the table (the engine starts / has stopped). */
+void ops_reset(void);
+void ops_fini(void);
 
 /* ---------------------------------------------------------------- match */
 

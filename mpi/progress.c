@@ -1,5 +1,7 @@
-/* progress.c — the engine that calls MPI: the command queue, the MPI
- * operations in flight, the sending side, and the threads that drive it.
+/* progress.c — the engine that calls MPI: its lock, the command queue,
+ * and the threads that drive it (waiters and the progression thread). The
+ * MPI operations in flight are ops.c's, the sending side send.c's, the
+ * receiving side match.c's.
  *
  * After initialisation MPI is called only by a thread holding the engine
  * lock (mpi.elock), so that calls never overlap: MPI_THREAD_SERIALIZED is
@@ -47,20 +49,6 @@
 #include <string.h>
 #include <time.h>
 
-/* Whether data in flight needs this thread to keep polling: with Open
- * MPI, large messages move only while MPI is called; in a simulated
- * cluster they move by themselves (and a poll takes no simulated time, so
- * polling until they arrive would never end). */
-#ifdef VELA_SIMULATED_MPI
-#define DATA_NEEDS_POLLS(ndata) ((void) (ndata), 0)
-#define WINDOW_NEEDS_POLLS() 0
-#else
-#define DATA_NEEDS_POLLS(ndata) ((ndata) > 0)
-/* Sends waiting for a place in their window go as soon as a poll sees
- * an earlier one complete (send.c). */
-#define WINDOW_NEEDS_POLLS() (send_window_queued() > 0)
-#endif
-
 /* Spinning. With Open MPI a thread that expects a message soon polls
  * for it for spin_us, yielding now and then (the peer may share its
  * core), after QUIET_POLLS polls without activity it starts reading the
@@ -100,19 +88,6 @@ MPI_TLS(int, in_engine)
 
 static struct
 {
-	/* Operations in flight (engine lock). */
-	MPI_Request *reqs;
-	int *kinds;
-	void **ptrs;
-	int n, cap;
-	int *idx;
-	MPI_Status *st;
-	int nlisten;
-	/* Data moving now (both sides active: not a synchronous send waiting
-	 * for its receive): the thread polls without sleeping meanwhile, MPI
-	 * moves large messages only when called. */
-	int ndata;
-
 	starpu_pthread_t thread;
 	int started;			/* under qlock */
 	int stop_requested;		/* under qlock */
@@ -221,8 +196,8 @@ static int drive(struct mreq *r)
 		if (engine_try_enter())
 		{
 			did = engine_poll();
-			moving = DATA_NEEDS_POLLS(P.ndata) || WINDOW_NEEDS_POLLS();
-			pending = P.n > P.nlisten;
+			moving = ops_moving();
+			pending = ops_pending();
 			engine_leave();
 		}
 		/* The peer may share this core (more threads than cores,
@@ -369,155 +344,6 @@ int prog_call(void (*fn)(void *), void *arg)
 	return 0;
 }
 
-/* ------------------------------------------------------------------ */
-/* Operations in flight. */
-
-void op_add(MPI_Request mr, enum op_kind kind, void *ptr)
-{
-	if (P.n == P.cap)
-	{
-		int cap = P.cap ? P.cap * 2 : 64;
-		MPI_Request *reqs = realloc(P.reqs, sizeof(*reqs) * (size_t) cap);
-		if (reqs)
-			P.reqs = reqs;
-		int *kinds = realloc(P.kinds, sizeof(*kinds) * (size_t) cap);
-		if (kinds)
-			P.kinds = kinds;
-		void **ptrs = realloc(P.ptrs, sizeof(*ptrs) * (size_t) cap);
-		if (ptrs)
-			P.ptrs = ptrs;
-		int *idx = realloc(P.idx, sizeof(*idx) * (size_t) cap);
-		if (idx)
-			P.idx = idx;
-		MPI_Status *st = realloc(P.st, sizeof(*st) * (size_t) cap);
-		if (st)
-			P.st = st;
-		if (!reqs || !kinds || !ptrs || !idx || !st)
-		{
-			/* Nothing sensible can go on: an MPI operation would be
-			 * lost. */
-			mpi_error("out of memory tracking %d MPI operations", cap);
-			abort();
-		}
-		P.cap = cap;
-	}
-	P.reqs[P.n] = mr;
-	P.kinds[P.n] = (int) kind;
-	P.ptrs[P.n] = ptr;
-	P.n++;
-	if (kind == OP_LISTEN)
-		P.nlisten++;
-}
-
-int prog_next_data_tag(struct mcomm *c)
-{
-	int t = c->next_data_tag;
-	if (t < mpi.data_tag_min || t > mpi.data_tag_max)
-		t = mpi.data_tag_min;
-	c->next_data_tag = t + 1;
-	return t;
-}
-
-/* Chunks of a message: a user datatype goes whole; a synchronous send of
- * no bytes still sends one empty chunk, the synchronisation itself. */
-static size_t msg_nchunks(int how, size_t size, int ssend)
-{
-	if (how == HOW_USER)
-		return 1;
-	if (!size)
-		return ssend ? 1 : 0;
-	return desc_nchunks(size);
-}
-
-/* Marks the operations counted in P.ndata (kept in their kind). */
-#define OP_FLAG_DATA 0x100
-
-int post_one(void *buf, int count, MPI_Datatype dt, int send, int ssend, struct mcomm *c, int peer, int tag, enum op_kind kind, void *ptr)
-{
-	MPI_Request mr;
-	int ret;
-	if (!send)
-		ret = MPI_Irecv(buf, count, dt, peer, tag, c->comm, &mr);
-	else if (ssend)
-		ret = MPI_Issend(buf, count, dt, peer, tag, c->comm, &mr);
-	else
-		ret = MPI_Isend(buf, count, dt, peer, tag, c->comm, &mr);
-	if (ret != MPI_SUCCESS)
-	{
-		mpi_error("MPI_I%s to/from rank %d tag %d failed (%d)", send ? "send" : "recv", peer, tag, ret);
-		return 0;
-	}
-	op_add(mr, kind, ptr);
-	if (count && !(send && ssend))
-	{
-		P.kinds[P.n - 1] |= OP_FLAG_DATA;
-		P.ndata++;
-	}
-	return 1;
-}
-
-int post_chunks(const struct mdesc *d, int send, int ssend, struct mcomm *c, int peer, int data_tag, enum op_kind kind, void *ptr)
-{
-	if (d->how == HOW_USER)
-		return post_one(d->base, 1, d->dt, send, ssend, c, peer, data_tag, kind, ptr);
-	size_t n = msg_nchunks(d->how, d->size, ssend);
-	if (n && !d->size)
-		return post_one(NULL, 0, MPI_BYTE, send, ssend, c, peer, data_tag, kind, ptr);
-	int posted = 0;
-	for (size_t k = 0; k < n; k++)
-	{
-		void *buf;
-		int count, owned;
-		MPI_Datatype dt;
-		if (desc_chunk(d, k, &buf, &count, &dt, &owned))
-		{
-			mpi_error("cannot describe chunk %zu of a message to/from rank %d (-ENOMEM)", k, peer);
-			continue;
-		}
-		posted += post_one(buf, count, dt, send, ssend, c, peer, data_tag, kind, ptr);
-		/* MPI keeps what a posted operation needs. */
-		if (owned)
-			MPI_Type_free(&dt);
-	}
-	return posted;
-}
-
-int post_contiguous(char *buf, size_t size, int send, int ssend, struct mcomm *c, int peer, int data_tag, enum op_kind kind, void *ptr)
-{
-	struct mdesc d;
-	memset(&d, 0, sizeof(d));
-	d.how = HOW_SEGMENTS;
-	d.seg = &d.seg1;
-	d.seg1.ptr = buf;
-	d.seg1.len = size;
-	d.nseg = size ? 1 : 0;
-	d.size = size;
-	return post_chunks(&d, send, ssend, c, peer, data_tag, kind, ptr);
-}
-
-/* The last n operations (a send just posted by send_start): if all are
- * complete (an eager message has left), dropped and 1; else 0. */
-int ops_tail_test(int n)
-{
-	int flag = 0;
-	if (MPI_Testall(n, P.reqs + P.n - n, &flag, MPI_STATUSES_IGNORE) != MPI_SUCCESS || !flag)
-		return 0;
-	for (int k = P.n - n; k < P.n; k++)
-		if (P.kinds[k] & OP_FLAG_DATA)
-			P.ndata--;
-	P.n -= n;
-	return 1;
-}
-
-void op_last_not_data(void)
-{
-	if (P.kinds[P.n - 1] & OP_FLAG_DATA)
-	{
-		P.kinds[P.n - 1] &= ~OP_FLAG_DATA;
-		P.ndata--;
-	}
-}
-
 void prog_wake_unless_driven(void)
 {
 	if (app_driving())
@@ -525,45 +351,6 @@ void prog_wake_unless_driven(void)
 	starpu_pthread_mutex_lock(&mpi.qlock);
 	wake_locked();
 	starpu_pthread_mutex_unlock(&mpi.qlock);
-}
-
-/* ------------------------------------------------------------------ */
-/* The engine. */
-
-static void listen_post(struct menv_slot *s)
-{
-	MPI_Request mr;
-	if (MPI_Irecv(s->msg, (int) (sizeof(struct menv) + VELA_MPI_INLINE_CAP), MPI_BYTE, MPI_ANY_SOURCE, mpi.env_tag, s->comm->comm, &mr) != MPI_SUCCESS)
-	{
-		mpi_error("posting the envelope receive on a communicator failed: messages to this rank will not be seen");
-		return;
-	}
-	op_add(mr, OP_LISTEN, s);
-}
-
-static void listen_comm(struct mcomm *c)
-{
-	if (c->listening)
-		return;
-	c->lslot = calloc(1, sizeof(*c->lslot));
-	if (c->lslot)
-		c->lslot->msg = malloc(sizeof(struct menv) + VELA_MPI_INLINE_CAP);
-	if (!c->lslot || !c->lslot->msg)
-	{
-		mpi_error("out of memory listening on a communicator");
-		free(c->lslot);
-		c->lslot = NULL;
-		return;
-	}
-	c->lslot->comm = c;
-	c->listening = 1;
-	listen_post(c->lslot);
-}
-
-/* Comms registered after start (mcomm_register_now, run here). */
-void prog_listen_new_comm(struct mcomm *c)
-{
-	listen_comm(c);
 }
 
 static int cmp_prio(const void *a, const void *b)
@@ -704,98 +491,10 @@ void prog_push_kick(struct mreq *r, unsigned cmd)
 	starpu_pthread_mutex_unlock(&mpi.qlock);
 }
 
-struct done_op
-{
-	int kind;
-	void *ptr;
-	int source, cancelled, count;
-};
-
-static int test_ops(void)
-{
-	if (!P.n)
-		return 0;
-	int outcount = 0;
-	if (MPI_Testsome(P.n, P.reqs, &outcount, P.idx, P.st) != MPI_SUCCESS || outcount == MPI_UNDEFINED || outcount <= 0)
-		return 0;
-	struct done_op inline_done[32];
-	struct done_op *done = outcount <= 32 ? inline_done : malloc(sizeof(*done) * (size_t) outcount);
-	if (!done)
-	{
-		mpi_error("out of memory ending %d MPI operations", outcount);
-		abort();
-	}
-	for (int i = 0; i < outcount; i++)
-	{
-		int k = P.idx[i];
-		done[i].kind = P.kinds[k] & ~OP_FLAG_DATA;
-		if (P.kinds[k] & OP_FLAG_DATA)
-			P.ndata--;
-		done[i].ptr = P.ptrs[k];
-		done[i].source = P.st[i].MPI_SOURCE;
-		done[i].cancelled = 0;
-		done[i].count = 0;
-		if (done[i].kind == OP_LISTEN)
-		{
-			MPI_Test_cancelled(&P.st[i], &done[i].cancelled);
-			MPI_Get_count(&P.st[i], MPI_BYTE, &done[i].count);
-		}
-		P.kinds[k] = 0;
-	}
-	/* Compact before dispatching: handlers post new operations. */
-	int j = 0;
-	for (int k = 0; k < P.n; k++)
-	{
-		if (!P.kinds[k])
-			continue;
-		P.reqs[j] = P.reqs[k];
-		P.kinds[j] = P.kinds[k];
-		P.ptrs[j] = P.ptrs[k];
-		j++;
-	}
-	P.n = j;
-	for (int i = 0; i < outcount; i++)
-	{
-		void *ptr = done[i].ptr;
-		switch (done[i].kind)
-		{
-		case OP_LISTEN:
-		{
-			P.nlisten--;
-			if (done[i].cancelled)
-				break;
-			/* Matched before the receive is posted again: an
-			 * inline message's bytes are read in place. */
-			struct menv_slot *s = ptr;
-			match_envelope(s->comm, done[i].source, s->msg, (size_t) done[i].count);
-			listen_post(s);
-			break;
-		}
-		case OP_ENV_SEND:
-		case OP_DATA_SEND:
-		{
-			struct mreq *r = ptr;
-			if (--r->nmpi == 0)
-				req_complete(r, 0);
-			break;
-		}
-		case OP_BARRIER:
-			req_complete(ptr, 0);
-			break;
-		default:
-			match_op_done((enum op_kind) done[i].kind, ptr);
-			break;
-		}
-	}
-	if (done != inline_done)
-		free(done);
-	return 1;
-}
-
 int engine_poll(void)
 {
 	int did = take_commands();
-	did |= test_ops();
+	did |= ops_test();
 	did |= match_expire_deferred();
 	return did;
 }
@@ -811,26 +510,6 @@ static void dump_pending(void)
 				  (long long) r->tag, r->type == MREQ_SEND ? "to" : "from", r->peer,
 				  !r->ready ? "its data is not available yet: a task before it has not ended" : "in flight");
 	starpu_pthread_mutex_unlock(&mpi.qlock);
-}
-
-static void cancel_listeners(void)
-{
-	for (int k = 0; k < P.n; k++)
-		if (P.kinds[k] == OP_LISTEN)
-		{
-			MPI_Cancel(&P.reqs[k]);
-			MPI_Wait(&P.reqs[k], MPI_STATUS_IGNORE);
-		}
-	for (struct mcomm *c = mpi.comms; c; c = c->next)
-	{
-		if (c->lslot)
-			free(c->lslot->msg);
-		free(c->lslot);
-		c->lslot = NULL;
-		c->listening = 0;
-	}
-	P.n = 0;
-	P.nlisten = 0;
 }
 
 /* One turn of the progression thread in the engine: commands, tests, the
@@ -851,10 +530,10 @@ static int progress_turn(int stop, double *last_shutdown_progress, int *moving)
 		starpu_pthread_mutex_lock(&mpi.qlock);
 		int idle = !mpi.nlive && !mpi.qhead;
 		starpu_pthread_mutex_unlock(&mpi.qlock);
-		if (idle && P.n == P.nlisten && match_byes_complete() && !match_drain_unclaimed())
+		if (idle && ops_only_listeners() && match_byes_complete() && !match_drain_unclaimed())
 		{
 			P.unmatched = match_report_unclaimed();
-			cancel_listeners();
+			ops_cancel_listeners();
 			__atomic_store_n(&P.running, 0, __ATOMIC_RELEASE);
 			return -1;
 		}
@@ -867,7 +546,7 @@ static int progress_turn(int stop, double *last_shutdown_progress, int *moving)
 			*last_shutdown_progress = t;
 		}
 	}
-	*moving = DATA_NEEDS_POLLS(P.ndata) || WINDOW_NEEDS_POLLS();
+	*moving = ops_moving();
 	return did;
 }
 
@@ -880,7 +559,7 @@ static void *progress_main(void *arg)
 	struct mcomm *comms = mpi.comms;
 	starpu_pthread_mutex_unlock(&mpi.lock);
 	for (struct mcomm *c = comms; c; c = c->next)
-		listen_comm(c);
+		ops_listen(c);
 	__atomic_store_n(&P.running, 1, __ATOMIC_RELEASE);
 	in_engine_set(0);
 	starpu_pthread_mutex_unlock(&mpi.elock);
@@ -968,6 +647,7 @@ static void *progress_main(void *arg)
 int prog_start(void)
 {
 	memset(&P, 0, sizeof(P));
+	ops_reset();
 	match_init();
 	/* Named at creation: naming itself would race with the creator's
 	 * default name. */
@@ -1000,11 +680,7 @@ int prog_stop(void)
 	starpu_pthread_mutex_unlock(&mpi.qlock);
 	match_fini();
 	req_pool_drain();
-	free(P.reqs);
-	free(P.kinds);
-	free(P.ptrs);
-	free(P.idx);
-	free(P.st);
+	ops_fini();
 	free(P.brs);
 	free(P.bcmds);
 	int unmatched = P.unmatched;

@@ -255,17 +255,36 @@ int pm_type_is_learnt(enum starpu_perfmodel_type type);
 /* The per-(comb, impl) part of a state (created; state->lock held for
  * writing). */
 struct pm_impl *pm_state_impl(struct starpu_perfmodel_state *st, int comb, unsigned impl);
-/* Recomputes validity flags, and with refit the regressions, of impl. */
-void pm_impl_refresh(struct starpu_perfmodel *model, struct pm_impl *impl, int refit);
-/* Adds file content to a state (process combs); with as_base, counts in
- * the entries' totals only (not as new samples). */
-int pm_data_merge(struct pm_data *dst, const struct pm_data *src, int src_is_file, int add_deltas);
 /* Saves one state (merging with the file on disk); 0 or a negative errno. */
 int pm_state_save(struct starpu_perfmodel_state *st);
 /* Saves every registered model with new samples (starpu_shutdown). */
 void pm_save_all(void);
 /* Frees every state (starpu_shutdown) and the arch table. */
 void pm_unload_all(void);
+
+/* ------------------------------------------------------------------ */
+/* Merging model content (merge.c): no locks taken, no files read. */
+
+/* The slot of process comb comb in d (created, with the comb's devices);
+ * NULL if comb is not a known comb or on allocation failure. */
+struct pm_comb *pm_data_comb(struct pm_data *d, int comb);
+/* Gives a multiple-regression model's impl ncombinations + 1
+ * coefficients (NAN until fitted); 0 or -ENOMEM. */
+int pm_impl_prepare_mlr(struct starpu_perfmodel *model, struct pm_impl *impl);
+/* Recomputes validity flags, and with refit the regressions, of impl. */
+void pm_impl_refresh(struct starpu_perfmodel *model, struct pm_impl *impl, int refit);
+/* Adds sc's content into dc: with deltas_only, what this process measured
+ * (new samples, regression sums, multiple-regression rows); else all of
+ * it (file content, fitted values kept as written). 0 or -ENOMEM. */
+int pm_comb_merge(struct starpu_perfmodel *model, struct pm_comb *dc, const struct pm_comb *sc, int deltas_only);
+/* Adds every comb of src into dst: src_is_file maps src's combs (by
+ * their devices) to process combs; deltas_only as for pm_comb_merge.
+ * 0, -ENOSPC (a comb beyond PM_MAX_COMBS ignored) or -ENOMEM. */
+int pm_data_merge(struct pm_data *dst, const struct pm_data *src, int src_is_file, int deltas_only);
+/* pm_impl_refresh without refits on every impl of d (content just read). */
+void pm_data_refresh(struct starpu_perfmodel *model, struct pm_data *d);
+/* Forgets the deltas of d once they are on disk. */
+void pm_data_clear_deltas(struct pm_data *d);
 
 /* ------------------------------------------------------------------ */
 /* Measurements (measure.c). */
