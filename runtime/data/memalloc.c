@@ -296,8 +296,17 @@ static ssize_t evict(struct data_replicate *victim)
 			return 0;
 		victim->refcnt++;	/* keep it while the lock is dropped */
 		int ret = allocate_replicate(h, (unsigned) target, 1);
-		if (ret == 0 && (ret = data_transfer_locked(h, (unsigned) target)))
-			atomic_store(&mem_nodes[node].writeback_error, ret);	/* why the node stays full (no_room) */
+		if (ret == 0)
+		{
+			/* A failed write-back is said once, by no_room (the node
+			 * stays full, and why), not once per victim tried. */
+			struct rt_thread *t = rt_thread();
+			t->quiet_copies++;
+			ret = data_transfer_locked(h, (unsigned) target);
+			t->quiet_copies--;
+			if (ret)
+				atomic_store(&mem_nodes[node].writeback_error, ret);
+		}
 		victim->refcnt--;
 		/* The lock was dropped: a task may have started using the
 		 * victim, or written the data elsewhere meanwhile. Free it only
@@ -407,10 +416,12 @@ static int no_room(starpu_data_handle_t self, starpu_data_handle_t h, unsigned n
 	}
 	char wbwhy[64];
 	if (wb)
-		snprintf(wbwhy, sizeof(wbwhy), "writing it back to the swap disk failed (%d)", wb);
-	const char *why = n->kind != STARPU_CPU_RAM ? "it can only be evicted to RAM, which is full too"
+		snprintf(wbwhy, sizeof(wbwhy), "writing it back to %s failed (%d)",
+			 n->kind != STARPU_CPU_RAM ? "RAM" : "the swap disk", wb);
+	const char *why = wb ? wbwhy
+		: n->kind != STARPU_CPU_RAM ? "it can only be evicted to RAM, which is full too"
 		: starpu_disk_swap_node < 0 ? "no disk to evict it to (STARPU_DISK_SWAP or starpu_disk_register)"
-		: wb ? wbwhy : "the swap disk is full too";
+		: "the swap disk is full too";
 	char rest[128] = "";
 	ssize_t rb = atomic_load(&n->redux_rest_bytes);
 	if (rb > 0)

@@ -367,6 +367,12 @@ static void fold_cpu(void *buffers[], void *cl_arg)
 					char label[96];
 					rt_error("data %s: the reduction contribution of worker %u on memory node %u could not be "
 						 "folded (%d): the data misses it", data_label(h, label, sizeof(label)), w, nodes[w], ret);
+					/* The fold job fails with it (vela_task_get_error,
+					 * the count at shutdown): the result is wrong. */
+					struct starpu_task *task = starpu_task_get_current();
+					struct job *job = task ? task->starpu_private : NULL;
+					if (job && !job->error)
+						job->error = (short) ret;
 				}
 			}
 			data_free_private(h, contrib[w], nodes[w]);

@@ -136,7 +136,7 @@ static int transfer_end_locked(starpu_data_handle_t h, unsigned src, unsigned ds
 		if (s->state == REP_OWNER)
 			s->state = REP_SHARED;
 	}
-	else if (ret)
+	else if (ret && !rt_thread()->quiet_copies)
 	{
 		char label[96];
 		rt_error("data %s: copy from memory node %u (%s) to memory node %u (%s) failed (%d)",

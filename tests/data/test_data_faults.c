@@ -370,6 +370,11 @@ static void test_disk_write_fails(void)
 	CU_ASSERT(strstr(msg, "task 'fault_fill'") != NULL);
 	CU_ASSERT(strstr(msg, "cannot be allocated on memory node 0 (RAM 0)") != NULL);
 	CU_ASSERT(strstr(msg, "writing it back to the swap disk failed (-5)") != NULL);
+	/* Said once, not once per write-back tried. */
+	int lines = 0;
+	for (const char *p = msg; (p = strstr(p, "[vela] error:")); p++)
+		lines++;
+	CU_ASSERT(lines <= 2);
 	/* Data in RAM is still usable meanwhile. */
 	CU_ASSERT_EQUAL(run_on(&bump_cl, 1, 0), 0);
 	disarm();
@@ -423,12 +428,99 @@ static void test_disk_read_fails(void)
 	stop();
 }
 
+/* Failed read at a fold: reduction contributions spilled to the swap disk
+ * (they outgrow the RAM limit while at rest) cannot be read back when the
+ * next reader brings the fold in. The data then misses a contribution: the
+ * fold job must fail (counted, reported), never leave a silently wrong
+ * value behind. */
+static void add_cpu(void *buffers[], void *arg)
+{
+	(void) arg;
+	uint64_t *x = (uint64_t *) STARPU_VECTOR_GET_PTR(buffers[0]);
+	for (size_t e = 0; e < STARPU_VECTOR_GET_NX(buffers[0]); e++)
+		x[e] += 1;
+}
+
+static void zero_cpu(void *buffers[], void *arg)
+{
+	(void) arg;
+	memset((void *) STARPU_VECTOR_GET_PTR(buffers[0]), 0, STARPU_VECTOR_GET_NX(buffers[0]) * sizeof(uint64_t));
+}
+
+static void sum_cpu(void *buffers[], void *arg)
+{
+	(void) arg;
+	uint64_t *x = (uint64_t *) STARPU_VECTOR_GET_PTR(buffers[0]);
+	const uint64_t *y = (const uint64_t *) STARPU_VECTOR_GET_PTR(buffers[1]);
+	for (size_t e = 0; e < STARPU_VECTOR_GET_NX(buffers[0]); e++)
+		x[e] += y[e];
+}
+
+static struct starpu_codelet add_cl = { .cpu_funcs = { add_cpu }, .nbuffers = 1, .modes = { STARPU_REDUX }, .name = "fault_add" };
+static struct starpu_codelet zero_cl = { .cpu_funcs = { zero_cpu }, .nbuffers = 1, .modes = { STARPU_W }, .name = "fault_zero" };
+static struct starpu_codelet sum_cl = { .cpu_funcs = { sum_cpu }, .nbuffers = 2, .modes = { STARPU_RW, STARPU_R }, .name = "fault_sum" };
+
+static void test_fold_read_fails(void)
+{
+	CU_ASSERT_EQUAL_FATAL(start(1, OOC_NE), 0);
+	for (unsigned v = 0; v < NV; v++)
+		CU_ASSERT_EQUAL(run_on(&fill_cl, v, 1), 0);
+	/* Contributions of 8 handles on 2 workers: up to 4 MiB at rest. */
+	enum { NADD = 4 };
+	for (unsigned v = 0; v < NV; v++)
+	{
+		starpu_data_set_reduction_methods(vec[v], &sum_cl, &zero_cl);
+		for (int k = 0; k < NADD; k++)
+			CU_ASSERT_EQUAL(starpu_task_insert(&add_cl, STARPU_REDUX, vec[v], 0), 0);
+	}
+	CU_ASSERT_EQUAL(starpu_task_wait_for_all(), 0);
+
+	/* Per reader, the first read from the disk succeeds (the data itself,
+	 * evicted before any contribution was spilled), the next ones fail
+	 * (its contributions on the disk). */
+	vtest_capture_stderr_begin();
+	int exact = 0, silent = 0;
+	long nf = 0;
+	for (unsigned v = 0; v < NV; v++)
+	{
+		unsigned long before = vela_task_failed_count();
+		arm(F_DISK_READ, 1, -1);
+		int ret = starpu_data_acquire(vec[v], STARPU_R);
+		nf += atomic_load(&nfaults);
+		disarm();
+		int ok = 0;
+		if (ret == 0)
+		{
+			const uint64_t *x = (const uint64_t *) starpu_vector_get_local_ptr(vec[v]);
+			ok = x != NULL;
+			for (size_t e = 0; ok && e < NE; e++)
+				ok = x[e] == pattern(v, 1, e) + NADD;
+			starpu_data_release(vec[v]);
+		}
+		exact += ok;
+		/* A value that misses something must come with a failed task
+		 * (the fold's) or a failed acquisition. */
+		if (!ok && ret == 0 && vela_task_failed_count() == before)
+			silent++;
+	}
+	const char *err = vtest_capture_stderr_end();
+	/* The faults hit: some reads failed, and a fold lost a contribution. */
+	CU_ASSERT(nf >= 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "could not be folded"));
+	CU_ASSERT(exact < (int) NV);
+	CU_ASSERT_EQUAL(silent, 0);
+	for (unsigned v = 0; v < NV; v++)
+		written[v] = 0;	/* their values are the faults' */
+	stop();
+}
+
 static const struct vtest_case cases[] =
 {
 	{ "alloc_fails", test_alloc_fails },
 	{ "ram_copy_fails", test_ram_copy_fails },
 	{ "disk_write_fails", test_disk_write_fails },
 	{ "disk_read_fails", test_disk_read_fails },
+	{ "fold_read_fails", test_fold_read_fails },
 	VTEST_END
 };
 
