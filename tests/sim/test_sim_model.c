@@ -61,6 +61,16 @@ static struct starpu_codelet gpu_cl = {
 	.name = "gpu",
 };
 
+/* The same kernel, synchronous: the worker waits for it. */
+static struct starpu_codelet gpu_sync_cl = {
+	.where = STARPU_CUDA,
+	.cuda_funcs = { vela_sim_placeholder },
+	.nbuffers = 1,
+	.modes = { STARPU_RW },
+	.model = &model,
+	.name = "gpu_sync",
+};
+
 static int env_int(const char *name, int def)
 {
 	const char *s = getenv(name);
@@ -118,6 +128,41 @@ static int gpu_round_trip(double *makespan)
 	return ret;
 }
 
+/* n independent tasks of cl on CUDA0, each on a 1 MB vector of its own:
+ * the time until the last ends. */
+static int gpu_independent(struct starpu_codelet *cl, int n, double *makespan)
+{
+	const uint32_t elems = 125000;
+	starpu_data_handle_t h[8];
+	double *v[8];
+	if (n > 8)
+		n = 8;
+	for (int i = 0; i < n; i++)
+	{
+		v[i] = calloc(elems, sizeof(double));
+		starpu_vector_data_register(&h[i], STARPU_MAIN_RAM, (uintptr_t) v[i], elems, sizeof(double));
+	}
+	double t0 = starpu_timing_now();
+	int ret = 0;
+	for (int i = 0; i < n && !ret; i++)
+	{
+		struct starpu_task *t = starpu_task_create();
+		t->cl = cl;
+		t->handles[0] = h[i];
+		t->execute_on_a_specific_worker = 1;
+		t->workerid = 0;
+		ret = starpu_task_submit(t);
+	}
+	starpu_task_wait_for_all();
+	*makespan = starpu_timing_now() - t0;
+	for (int i = 0; i < n; i++)
+	{
+		starpu_data_unregister(h[i]);
+		free(v[i]);
+	}
+	return ret;
+}
+
 static int child_main(const char *scenario)
 {
 	struct starpu_conf conf;
@@ -162,6 +207,8 @@ static int child_main(const char *scenario)
 	}
 	else if (!strcmp(scenario, "gpu"))
 		ret = gpu_round_trip(&makespan);
+	else if (!strcmp(scenario, "gpu-async") || !strcmp(scenario, "gpu-sync"))
+		ret = gpu_independent(!strcmp(scenario, "gpu-async") ? &gpu_cl : &gpu_sync_cl, n, &makespan);
 	printf("sim=%d nworkers=%u makespan=%.17g executed=%d submit=%d\n", vela_is_simulated(),
 	       starpu_worker_get_count(), makespan, executed, ret);
 	starpu_shutdown();
@@ -238,6 +285,78 @@ static void test_costs_device(void)
 	CU_ASSERT(close_to(c.makespan, 11 + 7 + 1010 + 13 + GPU_TASK_US));
 	/* Unregistering copies it back: one more set-up and copy. */
 	CU_ASSERT(close_to(out_num(&c, "unregistered"), 11 + 7 + 1010 + 13 + GPU_TASK_US + 7 + 1010));
+}
+
+/* Three independent tasks on CUDA0, each reading a 1 MB vector of its own
+ * (a 1010 us copy) then running 500 us. Asynchronous kernels are queued
+ * and the worker fetches the next task's data while the kernel runs, up
+ * to STARPU_CUDA_PIPELINE tasks in flight (default 2), as the real CUDA
+ * worker does: the copies follow one another and only the last kernel is
+ * not hidden, 3 x 1010 + 500. Without a pipeline (0), or for a
+ * synchronous codelet, each task's copy and kernel follow one another:
+ * 3 x (1010 + 500). */
+static void test_gpu_pipeline(void)
+{
+	NEED_SIMGRID();
+	const char *dflt[] = { "STARPU_SIMGRID=1", GPU_PLATFORM, "VTEST_SIM_N=3", "STARPU_CUDA_PIPELINE", NULL };
+	const char *off[] = { "STARPU_SIMGRID=1", GPU_PLATFORM, "VTEST_SIM_N=3", "STARPU_CUDA_PIPELINE=0", NULL };
+	const char *bad[] = { "STARPU_SIMGRID=1", GPU_PLATFORM, "VTEST_SIM_N=3", "STARPU_CUDA_PIPELINE=x", NULL };
+	struct child a, s, o, b;
+	run_child("gpu-async", dflt, &a);
+	run_child("gpu-sync", dflt, &s);
+	run_child("gpu-async", off, &o);
+	run_child("gpu-async", bad, &b);
+	CU_ASSERT(exited_ok(&a) && exited_ok(&s) && exited_ok(&o) && exited_ok(&b));
+	CU_ASSERT(a.ret == 0 && s.ret == 0 && o.ret == 0);
+	CU_ASSERT(a.submit == 0 && s.submit == 0 && o.submit == 0);
+	CU_ASSERT(close_to(a.makespan, 3 * 1010 + GPU_TASK_US));
+	CU_ASSERT(close_to(s.makespan, 3 * (1010 + GPU_TASK_US)));
+	CU_ASSERT(close_to(o.makespan, 3 * (1010 + GPU_TASK_US)));
+	/* A malformed depth: starpu_init refuses it, naming the variable. */
+	CU_ASSERT_EQUAL(b.ret, -EINVAL);
+	CU_ASSERT(strstr(b.err, "STARPU_CUDA_PIPELINE='x'") != NULL);
+}
+
+/* A device's allocation cost from the platform (what `vela calibrate-bus`
+ * measured there): CUDA0 given malloc_cost_us=3 and
+ * malloc_cost_us_per_mib=8, the 1 MB vector's allocation costs
+ * 3 + 8 x 10^6 / 2^20 us; STARPU_SIMGRID_CUDA_MALLOC_COST, when set,
+ * still wins. */
+static void test_costs_platform_malloc(void)
+{
+	NEED_SIMGRID();
+	char path[] = "/tmp/vtest_sim_platXXXXXX";
+	int fd = mkstemp(path);
+	CU_ASSERT_FATAL(fd >= 0);
+	FILE *in = fopen(VTEST_SIM_DATA "/2cuda.platform.v4.xml", "r"), *out = fdopen(fd, "w");
+	CU_ASSERT_FATAL(in && out);
+	char line[512];
+	int added = 0;
+	while (fgets(line, sizeof(line), in))
+	{
+		fputs(line, out);
+		if (strstr(line, "<host id=\"CUDA0\""))
+		{
+			fputs("      <prop id=\"malloc_cost_us\" value=\"3\"/>\n", out);
+			fputs("      <prop id=\"malloc_cost_us_per_mib\" value=\"8\"/>\n", out);
+			added = 1;
+		}
+	}
+	fclose(in);
+	fclose(out);
+	CU_ASSERT_FATAL(added);
+	char plat[600];
+	snprintf(plat, sizeof(plat), "STARPU_SIMGRID_PLATFORM=%s", path);
+	const char *measured[] = { "STARPU_SIMGRID=1", plat, "STARPU_SIMGRID_CUDA_MALLOC_COST", NULL };
+	const char *forced[] = { "STARPU_SIMGRID=1", plat, "STARPU_SIMGRID_CUDA_MALLOC_COST=11", NULL };
+	struct child m, f;
+	run_child("gpu", measured, &m);
+	run_child("gpu", forced, &f);
+	unlink(path);
+	CU_ASSERT(exited_ok(&m) && exited_ok(&f));
+	CU_ASSERT(m.ret == 0 && f.ret == 0);
+	CU_ASSERT(close_to(m.makespan, 3 + 8 * 1e6 / 1048576.0 + 1010 + GPU_TASK_US));
+	CU_ASSERT(close_to(f.makespan, 11 + 1010 + GPU_TASK_US));
 }
 
 /* The defaults (sim/README.md) are not zero: the same chain takes longer
@@ -464,6 +583,8 @@ static const struct vtest_case cases[] = {
 	{ "input fetch cost per datum", test_costs_fetch },
 	{ "device costs: allocation, copy set-up, queueing", test_costs_device },
 	{ "default costs", test_costs_defaults },
+	{ "GPU pipeline: asynchronous kernels overlap the next copies", test_gpu_pipeline },
+	{ "device allocation cost from the platform", test_costs_platform_malloc },
 	{ "bad cost values", test_costs_bad },
 	{ "conf.vela_simulate: real, then simulated", test_conf_switch },
 	{ "conf.vela_simulate: precedence and bad values", test_conf_switch_bad },
