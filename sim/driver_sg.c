@@ -44,8 +44,8 @@ static int sg_execute(struct worker *w, struct job *j)
 
 /* The queue of a simulated device worker: when the last kernel queued on
  * it ends (simulated seconds). Only the worker's own actor reads or writes
- * its entry, found by the worker's address: the run's GPU workers take the
- * first entries, in the order they first queue a kernel. */
+ * its entry, found by the worker's address: made when the worker starts,
+ * removed when it stops (a later session's workers start afresh). */
 struct sg_queue
 {
 	const struct worker *w;
@@ -63,6 +63,26 @@ static struct sg_queue *queue_of(const struct worker *w)
 		return NULL;
 	queues[nqueues] = (struct sg_queue){ .w = w, .end = 0.0 };
 	return &queues[nqueues++];
+}
+
+static int sg_dev_init(struct worker *w)
+{
+	struct sg_queue *q = queue_of(w);
+	if (!q)
+		return -ENOMEM;
+	q->end = 0.0;
+	return 0;
+}
+
+static int sg_dev_deinit(struct worker *w)
+{
+	for (unsigned i = 0; i < nqueues; i++)
+		if (queues[i].w == w)
+		{
+			queues[i] = queues[--nqueues];
+			break;
+		}
+	return 0;
 }
 
 /* An event: the date its kernels end. */
@@ -141,6 +161,8 @@ const struct drv_ops drv_sg_cuda_ops = {
 	.version = DRV_OPS_VERSION,
 	.name = "simulated cuda",
 	.arch = STARPU_CUDA_WORKER,
+	.init = sg_dev_init,
+	.deinit = sg_dev_deinit,
 	.execute = sg_dev_execute,
 	.event_record = sg_event_record,
 	.event_test = sg_event_test,
@@ -153,6 +175,8 @@ const struct drv_ops drv_sg_opencl_ops = {
 	.version = DRV_OPS_VERSION,
 	.name = "simulated opencl",
 	.arch = STARPU_OPENCL_WORKER,
+	.init = sg_dev_init,
+	.deinit = sg_dev_deinit,
 	.execute = sg_dev_execute,
 	.event_record = sg_event_record,
 	.event_test = sg_event_test,
