@@ -163,6 +163,56 @@ static int gpu_independent(struct starpu_codelet *cl, int n, double *makespan)
 	return ret;
 }
 
+/* An asynchronous kernel without data (500 us) on CUDA0, two 1 MB vectors
+ * prefetched there meanwhile, then a task on a third: the time until it
+ * ends. */
+static struct starpu_codelet gpu0_cl = {
+	.where = STARPU_CUDA,
+	.cuda_funcs = { vela_sim_placeholder },
+	.cuda_flags = { STARPU_CUDA_ASYNC },
+	.nbuffers = 0,
+	.model = &model,
+	.name = "gpu0",
+};
+
+static int gpu_behind_prefetches(double *makespan)
+{
+	const uint32_t elems = 125000;
+	starpu_data_handle_t h[3];
+	double *v[3];
+	for (int i = 0; i < 3; i++)
+	{
+		v[i] = calloc(elems, sizeof(double));
+		starpu_vector_data_register(&h[i], STARPU_MAIN_RAM, (uintptr_t) v[i], elems, sizeof(double));
+	}
+	double t0 = starpu_timing_now();
+	struct starpu_task *t = starpu_task_create();
+	t->cl = &gpu0_cl;
+	t->execute_on_a_specific_worker = 1;
+	t->workerid = 0;
+	int ret = starpu_task_submit(t);
+	unsigned node = starpu_worker_get_memory_node(0);
+	for (int i = 0; i < 2 && !ret; i++)
+		ret = starpu_data_prefetch_on_node(h[i], node, 1);
+	if (!ret)
+	{
+		t = starpu_task_create();
+		t->cl = &gpu_cl;
+		t->handles[0] = h[2];
+		t->execute_on_a_specific_worker = 1;
+		t->workerid = 0;
+		ret = starpu_task_submit(t);
+	}
+	starpu_task_wait_for_all();
+	*makespan = starpu_timing_now() - t0;
+	for (int i = 0; i < 3; i++)
+	{
+		starpu_data_unregister(h[i]);
+		free(v[i]);
+	}
+	return ret;
+}
+
 static int child_main(const char *scenario)
 {
 	struct starpu_conf conf;
@@ -207,6 +257,8 @@ static int child_main(const char *scenario)
 	}
 	else if (!strcmp(scenario, "gpu"))
 		ret = gpu_round_trip(&makespan);
+	else if (!strcmp(scenario, "gpu-fifo"))
+		ret = gpu_behind_prefetches(&makespan);
 	else if (!strcmp(scenario, "gpu-async") || !strcmp(scenario, "gpu-sync"))
 		ret = gpu_independent(!strcmp(scenario, "gpu-async") ? &gpu_cl : &gpu_sync_cl, n, &makespan);
 	printf("sim=%d nworkers=%u makespan=%.17g executed=%d submit=%d\n", vela_is_simulated(),
@@ -315,6 +367,30 @@ static void test_gpu_pipeline(void)
 	/* A malformed depth: starpu_init refuses it, naming the variable. */
 	CU_ASSERT_EQUAL(b.ret, -EINVAL);
 	CU_ASSERT(strstr(b.err, "STARPU_CUDA_PIPELINE='x'") != NULL);
+}
+
+/* A device's copies from RAM run in the order its worker started them,
+ * as on a real device's copy stream: while a first kernel runs, two
+ * prefetches (1010 us each) are started; the next task's own copy comes
+ * after both, then its kernel: 3 x 1010 + 500. With VELA_SIM_COPY_FIFO=0
+ * (StarPU's simulation) it overtakes the second prefetch: 2 x 1010 + 500.
+ * A malformed value: starpu_init refuses it, naming the variable. */
+static void test_gpu_copy_order(void)
+{
+	NEED_SIMGRID();
+	const char *fifo[] = { "STARPU_SIMGRID=1", GPU_PLATFORM, "VELA_SIM_COPY_FIFO", NULL };
+	const char *over[] = { "STARPU_SIMGRID=1", GPU_PLATFORM, "VELA_SIM_COPY_FIFO=0", NULL };
+	const char *bad[] = { "STARPU_SIMGRID=1", GPU_PLATFORM, "VELA_SIM_COPY_FIFO=yes", NULL };
+	struct child f, o, b;
+	run_child("gpu-fifo", fifo, &f);
+	run_child("gpu-fifo", over, &o);
+	run_child("gpu-fifo", bad, &b);
+	CU_ASSERT(exited_ok(&f) && exited_ok(&o) && exited_ok(&b));
+	CU_ASSERT(f.ret == 0 && o.ret == 0 && f.submit == 0 && o.submit == 0);
+	CU_ASSERT(close_to(f.makespan, 3 * 1010 + GPU_TASK_US));
+	CU_ASSERT(close_to(o.makespan, 2 * 1010 + GPU_TASK_US));
+	CU_ASSERT_EQUAL(b.ret, -EINVAL);
+	CU_ASSERT(strstr(b.err, "VELA_SIM_COPY_FIFO='yes'") != NULL);
 }
 
 /* A device's allocation cost from the platform (what `vela calibrate-bus`
@@ -585,6 +661,7 @@ static const struct vtest_case cases[] = {
 	{ "default costs", test_costs_defaults },
 	{ "GPU pipeline: asynchronous kernels overlap the next copies", test_gpu_pipeline },
 	{ "device allocation cost from the platform", test_costs_platform_malloc },
+	{ "a device's copies in the order started", test_gpu_copy_order },
 	{ "bad cost values", test_costs_bad },
 	{ "conf.vela_simulate: real, then simulated", test_conf_switch },
 	{ "conf.vela_simulate: precedence and bad values", test_conf_switch_bad },
