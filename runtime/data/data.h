@@ -261,6 +261,11 @@ int data_make_valid(starpu_data_handle_t h, unsigned node, enum starpu_data_acce
  * it started there (request.c: copies in order, as on a real device's
  * stream). A no-op for nodes without a transfer thread (real runs). */
 void data_requests_wait_started(starpu_data_handle_t h, unsigned node);
+/* Simulation: whether the calling thread is node's transfer thread
+ * setting up a prefetch that a real device's worker would have set up
+ * while the previous copy ran (request.c): its set-up costs (allocation,
+ * copy set-up) are then not charged. */
+int data_requests_setup_hidden(unsigned node);
 /* Same without pinning, h->lock held. */
 int data_make_valid_locked_nopin(starpu_data_handle_t h, unsigned node);
 void data_unpin(starpu_data_handle_t h, unsigned node);

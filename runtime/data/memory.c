@@ -211,7 +211,7 @@ uintptr_t mem_alloc(unsigned node, size_t size, int flags)
 		 * time over all devices, as the CUDA driver's allocator
 		 * serializes them (and as StarPU's simulation charges them). */
 		double us = sim_dev_malloc_us(node, size);
-		if (us > 0.0)
+		if (us > 0.0 && !data_requests_setup_hidden(node))
 		{
 			os_mutex_lock(&dev_alloc_lock);
 			os_model_cost(us);

@@ -21,7 +21,10 @@
  * started before (drivers/cuda: the `in` stream). So in a simulation, a
  * worker about to copy a task's input to its device first waits for the
  * prefetches it released to the transfer thread (data_requests_wait_started,
- * unless VELA_SIM_COPY_FIFO=0). */
+ * unless VELA_SIM_COPY_FIFO=0). The worker of a real device sets its
+ * prefetches up (allocates, queues the copy) while the stream still
+ * copies: a prefetch the transfer thread takes as soon as the previous one
+ * ends is charged no set-up costs (data_requests_setup_hidden). */
 #include "data/data.h"
 #include "data/memory.h"
 #include "core/job.h"
@@ -55,6 +58,11 @@ struct request_queue
 	 * device starts its prefetches between tasks, not during a kernel. */
 	unsigned released;
 	int running;			/* the thread is running a request */
+	/* Simulation: the running request was waiting when the previous
+	 * copy ended, so a real device's worker set it up while that copy
+	 * ran: its set-up costs are not charged (data_requests_setup_hidden). */
+	int hidden;
+	os_thread_t thread_self;	/* the transfer thread, as it sees itself */
 	os_cond_t idle_cond;		/* released requests all run */
 	int stop;			/* drain the queue, then exit */
 	char thread_name[32];
@@ -162,7 +170,9 @@ static void *transfer_thread(void *arg)
 {
 	unsigned node = (unsigned) (uintptr_t) arg;
 	struct request_queue *q = &queues[node];
+	int waited = 1;
 	os_mutex_lock(&q->lock);
+	q->thread_self = os_thread_self();
 	for (;;)
 	{
 		struct request *r = q->released || q->stop ? pop_locked(q, 1) : NULL;
@@ -171,8 +181,13 @@ static void *transfer_thread(void *arg)
 			if (q->stop)
 				break;
 			os_cond_wait(&q->cond, &q->lock);
+			waited = 1;
 			continue;
 		}
+		/* Started while the previous prefetch was copying: on a real
+		 * device, queued behind it on the stream, set up meanwhile. */
+		q->hidden = copy_fifo && !waited;
+		waited = 0;
 		if (q->released)
 			q->released--;
 		q->running = 1;
@@ -180,6 +195,7 @@ static void *transfer_thread(void *arg)
 		atomic_fetch_sub(&npending, 1);
 		run_request(r, node);
 		os_mutex_lock(&q->lock);
+		q->hidden = 0;
 		q->running = 0;
 		if (!q->released || (!q->head[0] && !q->head[1]))
 			os_cond_broadcast(&q->idle_cond);
@@ -296,6 +312,14 @@ void data_requests_wait_started(starpu_data_handle_t h, unsigned node)
 	while (((q->released && (q->head[0] || q->head[1])) || q->running) && !q->stop)
 		os_cond_wait(&q->idle_cond, &q->lock);
 	os_mutex_unlock(&q->lock);
+}
+
+int data_requests_setup_hidden(unsigned node)
+{
+	if (node >= STARPU_MAXNODES)
+		return 0;
+	struct request_queue *q = &queues[node];
+	return __atomic_load_n(&q->hidden, __ATOMIC_RELAXED) && q->thread_self == os_thread_self();
 }
 
 int data_progress_for_worker(unsigned node, int idle)

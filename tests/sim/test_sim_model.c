@@ -374,6 +374,13 @@ static void test_gpu_pipeline(void)
  * prefetches (1010 us each) are started; the next task's own copy comes
  * after both, then its kernel: 3 x 1010 + 500. With VELA_SIM_COPY_FIFO=0
  * (StarPU's simulation) it overtakes the second prefetch: 2 x 1010 + 500.
+ * With set-up costs (allocation M = 11, copy set-up T = 7): the first
+ * prefetch and the task's copy pay them, the second prefetch, taken as
+ * soon as the first ended, was set up while it copied (a real worker
+ * queues it on the stream meanwhile): 3 x 1010 + 500 + 2 (M + T). With
+ * VELA_SIM_COPY_FIFO=0 every copy pays them, and the task's copy, set up
+ * first (its worker allocates before the transfer thread does), goes
+ * before both prefetches: M + T + 1010 + 500.
  * A malformed value: starpu_init refuses it, naming the variable. */
 static void test_gpu_copy_order(void)
 {
@@ -381,10 +388,19 @@ static void test_gpu_copy_order(void)
 	const char *fifo[] = { "STARPU_SIMGRID=1", GPU_PLATFORM, "VELA_SIM_COPY_FIFO", NULL };
 	const char *over[] = { "STARPU_SIMGRID=1", GPU_PLATFORM, "VELA_SIM_COPY_FIFO=0", NULL };
 	const char *bad[] = { "STARPU_SIMGRID=1", GPU_PLATFORM, "VELA_SIM_COPY_FIFO=yes", NULL };
-	struct child f, o, b;
+	const char *fifo_costs[] = { "STARPU_SIMGRID=1", GPU_PLATFORM, "VELA_SIM_COPY_FIFO",
+				     "STARPU_SIMGRID_CUDA_MALLOC_COST=11", "STARPU_SIMGRID_TRANSFER_COST=7", NULL };
+	const char *over_costs[] = { "STARPU_SIMGRID=1", GPU_PLATFORM, "VELA_SIM_COPY_FIFO=0",
+				     "STARPU_SIMGRID_CUDA_MALLOC_COST=11", "STARPU_SIMGRID_TRANSFER_COST=7", NULL };
+	struct child f, o, b, fc, oc;
 	run_child("gpu-fifo", fifo, &f);
 	run_child("gpu-fifo", over, &o);
 	run_child("gpu-fifo", bad, &b);
+	run_child("gpu-fifo", fifo_costs, &fc);
+	run_child("gpu-fifo", over_costs, &oc);
+	CU_ASSERT(exited_ok(&fc) && exited_ok(&oc) && fc.ret == 0 && oc.ret == 0);
+	CU_ASSERT(close_to(fc.makespan, 3 * 1010 + GPU_TASK_US + 2 * (11 + 7)));
+	CU_ASSERT(close_to(oc.makespan, 11 + 7 + 1010 + GPU_TASK_US));
 	CU_ASSERT(exited_ok(&f) && exited_ok(&o) && exited_ok(&b));
 	CU_ASSERT(f.ret == 0 && o.ret == 0 && f.submit == 0 && o.submit == 0);
 	CU_ASSERT(close_to(f.makespan, 3 * 1010 + GPU_TASK_US));
