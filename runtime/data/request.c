@@ -186,7 +186,7 @@ static void *transfer_thread(void *arg)
 		}
 		/* Started while the previous prefetch was copying: on a real
 		 * device, queued behind it on the stream, set up meanwhile. */
-		q->hidden = copy_fifo && !waited;
+		__atomic_store_n(&q->hidden, copy_fifo && !waited, __ATOMIC_RELAXED);
 		waited = 0;
 		if (q->released)
 			q->released--;
@@ -195,7 +195,7 @@ static void *transfer_thread(void *arg)
 		atomic_fetch_sub(&npending, 1);
 		run_request(r, node);
 		os_mutex_lock(&q->lock);
-		q->hidden = 0;
+		__atomic_store_n(&q->hidden, 0, __ATOMIC_RELAXED);
 		q->running = 0;
 		if (!q->released || (!q->head[0] && !q->head[1]))
 			os_cond_broadcast(&q->idle_cond);

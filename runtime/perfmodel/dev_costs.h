@@ -25,8 +25,8 @@ extern struct pm_dev_cost pm_dev_costs[STARPU_MAXNODES];
  * failed: nothing is recorded for that node). */
 int pm_dev_costs_measure(void);
 
-/* Fits fixed + per_mib * x through the points (x MiB, y µs), n >= 2
- * distinct x; both clamped at 0. Exposed for tests. */
+/* Fits fixed + per_mib * x through the points (x MiB, y µs) by least
+ * squares; a slope needs two distinct x (else 0); both clamped at 0. */
 void pm_dev_costs_fit(const double *x, const double *y, unsigned n, double *fixed, double *per_mib);
 
 #endif /* VELA_DEV_COSTS_H */
