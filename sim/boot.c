@@ -68,6 +68,21 @@ ssize_t sg_host_memsize(const char *host)
 	return errno || end == mem || *end || v <= 0 ? -1 : (ssize_t) v;
 }
 
+/* Checked when the platform was loaded (platform_check.c). */
+int sg_host_number(const char *host, const char *prop, double *value)
+{
+	sg_host_t h = sg_host_named(host);
+	const char *s = h ? sg_host_get_property_value(h, prop) : NULL;
+	if (!s)
+		return -ENOENT;
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s || *end || !(v >= 0.0))
+		return -ENOENT;
+	*value = v;
+	return 0;
+}
+
 /* Adds the hosts <prefix>0, <prefix>1, ... to the device list. */
 static int find_devices(const struct sim_boot *b, const char *prefix, int arch, unsigned max, char *err,
 			size_t errsize)

@@ -12,9 +12,24 @@
  * the host's flops, at half the cost; hosts shared by several workers
  * (STARPU_NCPU above the platform's CPU count) are not modelled as
  * contended.
+ *
+ * A GPU worker queues the kernels of asynchronous codelets
+ * (STARPU_CUDA_ASYNC, STARPU_OPENCL_ASYNC) and goes on, as the real device
+ * worker does (drivers/device.c): while a kernel runs, the worker takes its
+ * next task, fetches that task's data (copies that overlap the kernel) and
+ * queues it behind, up to its pipeline's depth (STARPU_<KIND>_PIPELINE).
+ * The device's queue is a date: when the last kernel queued on it ends.
+ * A queued kernel starts when the one before it ends, or at once; its
+ * event is that end, which the worker tests against the clock or sleeps
+ * until. Without a pipeline, or for a synchronous codelet, the worker waits
+ * the duration itself, as before.
  */
 #include "sim/sg_internal.h"
 #include "drivers/driver.h"
+
+#include <errno.h>
+#include <simgrid/engine.h>
+#include <stdlib.h>
 
 static int sg_execute(struct worker *w, struct job *j)
 {
@@ -24,6 +39,114 @@ static int sg_execute(struct worker *w, struct job *j)
 		return ret;
 	if (us > 0)
 		sg_actor_sleep_for(us * 1e-6);
+	return 0;
+}
+
+/* The queue of a simulated device worker: when the last kernel queued on
+ * it ends (simulated seconds). Only the worker's own actor reads or writes
+ * its entry, found by the worker's address: made when the worker starts,
+ * removed when it stops (a later session's workers start afresh). */
+struct sg_queue
+{
+	const struct worker *w;
+	double end;
+};
+static struct sg_queue queues[STARPU_NMAXWORKERS];
+static unsigned nqueues;
+
+static struct sg_queue *queue_of(const struct worker *w)
+{
+	for (unsigned i = 0; i < nqueues; i++)
+		if (queues[i].w == w)
+			return &queues[i];
+	if (nqueues == STARPU_NMAXWORKERS)
+		return NULL;
+	queues[nqueues] = (struct sg_queue){ .w = w, .end = 0.0 };
+	return &queues[nqueues++];
+}
+
+static int sg_dev_init(struct worker *w)
+{
+	struct sg_queue *q = queue_of(w);
+	if (!q)
+		return -ENOMEM;
+	q->end = 0.0;
+	return 0;
+}
+
+static int sg_dev_deinit(struct worker *w)
+{
+	for (unsigned i = 0; i < nqueues; i++)
+		if (queues[i].w == w)
+		{
+			queues[i] = queues[--nqueues];
+			break;
+		}
+	return 0;
+}
+
+/* An event: the date its kernels end. */
+struct sg_event
+{
+	double end;
+};
+
+static int sg_dev_execute(struct worker *w, struct job *j)
+{
+	double us;
+	int ret = sg_core->task_duration_us(w, j, &us);
+	if (ret)
+		return ret;
+	struct sg_queue *q = sg_core->version >= 3 && sg_core->may_queue(w, j) ? queue_of(w) : NULL;
+	if (!q)
+	{
+		if (us > 0)
+			sg_actor_sleep_for(us * 1e-6);
+		return 0;
+	}
+	double now = simgrid_get_clock();
+	q->end = (q->end > now ? q->end : now) + (us > 0 ? us * 1e-6 : 0.0);
+	return -EAGAIN;
+}
+
+static void *sg_event_record(struct worker *w)
+{
+	struct sg_queue *q = queue_of(w);
+	struct sg_event *ev = malloc(sizeof(*ev));
+	if (ev)
+		ev->end = q ? q->end : 0.0;
+	return ev;
+}
+
+static int sg_event_test(void *ev)
+{
+	/* Within a picosecond: a sleep until the end may wake an ulp before. */
+	return simgrid_get_clock() >= ((struct sg_event *) ev)->end - 1e-12;
+}
+
+static void sleep_until(double end)
+{
+	double left = end - simgrid_get_clock();
+	if (left > 0)
+		sg_actor_sleep_for(left);
+}
+
+static int sg_event_wait(void *ev)
+{
+	sleep_until(((struct sg_event *) ev)->end);
+	return 0;
+}
+
+static void sg_event_release(void *ev)
+{
+	free(ev);
+}
+
+static int sg_dev_sync(struct worker *w)
+{
+	struct sg_queue *q = queue_of(w);
+	if (q)
+		sleep_until(q->end);
 	return 0;
 }
 
@@ -38,14 +161,28 @@ const struct drv_ops drv_sg_cuda_ops = {
 	.version = DRV_OPS_VERSION,
 	.name = "simulated cuda",
 	.arch = STARPU_CUDA_WORKER,
-	.execute = sg_execute,
+	.init = sg_dev_init,
+	.deinit = sg_dev_deinit,
+	.execute = sg_dev_execute,
+	.event_record = sg_event_record,
+	.event_test = sg_event_test,
+	.event_wait = sg_event_wait,
+	.event_release = sg_event_release,
+	.sync = sg_dev_sync,
 };
 
 const struct drv_ops drv_sg_opencl_ops = {
 	.version = DRV_OPS_VERSION,
 	.name = "simulated opencl",
 	.arch = STARPU_OPENCL_WORKER,
-	.execute = sg_execute,
+	.init = sg_dev_init,
+	.deinit = sg_dev_deinit,
+	.execute = sg_dev_execute,
+	.event_record = sg_event_record,
+	.event_test = sg_event_test,
+	.event_wait = sg_event_wait,
+	.event_release = sg_event_release,
+	.sync = sg_dev_sync,
 };
 
 /* A worker of a simulated MPI slave: one of the slave's cores (its host

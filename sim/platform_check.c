@@ -14,6 +14,7 @@
 #include "sg_internal.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -215,6 +216,19 @@ static int check_elem(struct checker *c, const struct elem *e)
 			if (end == v || *end || errno || m <= 0)
 				return bad(c, line, "host %s has memsize='%s': a memsize must be a positive number of bytes",
 					   c->host, v);
+		}
+		/* A device's measured allocation cost (vela calibrate-bus). */
+		if (c->in_host && ((id->vlen == 14 && !strncmp(id->value, "malloc_cost_us", 14)) ||
+				   (id->vlen == 22 && !strncmp(id->value, "malloc_cost_us_per_mib", 22))))
+		{
+			char v[64];
+			snprintf(v, sizeof(v), "%.*s", (int) (value->vlen < 63 ? value->vlen : 63), value->value);
+			char *end;
+			errno = 0;
+			double d = strtod(v, &end);
+			if (end == v || *end || errno || !(d >= 0.0) || !isfinite(d))
+				return bad(c, line, "host %s has %.*s='%s': a cost must be a non-negative number of microseconds",
+					   c->host, (int) id->vlen, id->value, v);
 		}
 	}
 	return 0;

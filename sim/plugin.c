@@ -30,4 +30,5 @@ const struct sim_plugin vela_sim_plugin = {
 	.route = sg_route,
 	.host_memsize = sg_host_memsize,
 	.mpi_ms_driver = &drv_sg_mpi_ms_ops,
+	.host_number = sg_host_number,
 };

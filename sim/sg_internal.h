@@ -80,6 +80,7 @@ void sg_detach(void);
 unsigned sg_ncpus(void);
 unsigned sg_devices(struct sim_device *out, unsigned max);
 ssize_t sg_host_memsize(const char *host);
+int sg_host_number(const char *host, const char *prop, double *value);
 /* The host of this runtime's node named `name` ("CPU0", "RAM"): the
  * platform's host of that name, or, in a rank of a simulated cluster, of
  * its node's prefix and that name. */

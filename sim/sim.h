@@ -48,9 +48,14 @@ struct sim_core
 	 * "CUDA<k>", "OpenCL<k>", "DISK<k>"): 0 and buf filled, or -EINVAL for
 	 * a node that does not exist. */
 	int (*node_host)(unsigned node, char *buf, size_t size);
+	/* Version 3. Whether job j's kernel may be queued on device worker w
+	 * without waiting for it: w keeps tasks in flight
+	 * (STARPU_<KIND>_PIPELINE > 0) and j's implementation is asynchronous
+	 * (STARPU_CUDA_ASYNC, STARPU_OPENCL_ASYNC). 1 or 0. */
+	int (*may_queue)(struct worker *w, struct job *j);
 };
 
-#define SIM_CORE_VERSION 2
+#define SIM_CORE_VERSION 3
 
 /* A simulated device, from the platform's CUDA<k>, OpenCL<k> and MPI_MS<k>
  * hosts. */
@@ -74,7 +79,7 @@ struct sim_boot
 	int verbose;			/* keep SimGrid's own log at info level */
 };
 
-#define SIM_PLUGIN_VERSION 3
+#define SIM_PLUGIN_VERSION 4
 
 struct sim_plugin
 {
@@ -123,6 +128,11 @@ struct sim_plugin
 	 * the platform's MPI_MS<k> memory host and MPI_MS<k>_CPU<i> cores;
 	 * its copies go over the platform's network like any device's). */
 	const struct drv_ops *mpi_ms_driver;
+
+	/* Version 4. A numeric property of a platform host (a device's
+	 * measured allocation cost, perfmodel/dev_costs.h): 0 and *value, or
+	 * -ENOENT when the host or the property is absent. */
+	int (*host_number)(const char *host, const char *prop, double *value);
 };
 
 /* The symbol libvela looks up in the plugin. */

@@ -33,6 +33,28 @@ static const char *kind_name(enum starpu_worker_archtype arch)
 	}
 }
 
+/* Simulated GPUs keep tasks in flight as the real ones do: what their
+ * pipelines need of a device kind (the variable and default depth of the
+ * real kinds, drivers/cuda and drivers/opencl). MPI slaves queue nothing
+ * (their codelets have no asynchronous flag). */
+static const struct drv_device_kind sim_cuda_kind = {
+	.version = 3,
+	.name = "CUDA",
+	.arch = STARPU_CUDA_WORKER,
+	.node_kind = STARPU_CUDA_RAM,
+	.pipeline_env = "STARPU_CUDA_PIPELINE",
+	.pipeline_default = 2,
+};
+
+static const struct drv_device_kind sim_opencl_kind = {
+	.version = 3,
+	.name = "OpenCL",
+	.arch = STARPU_OPENCL_WORKER,
+	.node_kind = STARPU_OPENCL_RAM,
+	.pipeline_env = "STARPU_OPENCL_PIPELINE",
+	.pipeline_default = 8,
+};
+
 /* How many of the avail devices of a kind to use: all unless conf says
  * fewer (-1: all). */
 static unsigned devices_wanted(int conf_n, unsigned avail, const char *what, const char *var)
@@ -156,7 +178,8 @@ int workers_devices_setup(const struct starpu_conf *conf, struct device_spec *ou
 		out[n].devid = sd[i].devid;
 		out[n].node = (unsigned) node;
 		out[n].drv = sim_device_driver(arch);
-		out[n].kind = NULL;
+		out[n].kind = arch == STARPU_CUDA_WORKER ? &sim_cuda_kind
+			: arch == STARPU_OPENCL_WORKER ? &sim_opencl_kind : NULL;
 		out[n].nworkers = 1;
 		out[n].host_cores = 1;
 		if (arch == STARPU_MPI_MS_WORKER)

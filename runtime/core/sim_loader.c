@@ -21,6 +21,7 @@
 #include "os/os.h"
 #include "os/regular_file.h"
 #include "perfmodel/perfmodel.h"
+#include "perfmodel/dev_costs.h"
 #include "sim/sim.h"
 
 #include <dlfcn.h>
@@ -52,6 +53,17 @@ static double default_task_us = -1.0;
 
 double sim_costs[SIM_NCOSTS];
 
+/* Device allocations: STARPU_SIMGRID_CUDA_MALLOC_COST, when set, is the
+ * cost of every one; else a device's host in the platform may give the
+ * machine's measured cost (perfmodel/dev_costs.h), fixed + per MiB,
+ * else the default above. Looked up on a node's first allocation. */
+static int malloc_cost_env;
+static struct
+{
+	int known;
+	double fixed_us, per_mib_us;
+} node_malloc[STARPU_MAXNODES];
+
 /* The overhead costs: their variables (StarPU's names) and their defaults,
  * Vela's own costs on the machine it was developed on (sim/README.md,
  * "Overheads", says how they were measured). */
@@ -75,6 +87,8 @@ static const struct
  * microseconds. */
 static int read_costs(double out[SIM_NCOSTS])
 {
+	malloc_cost_env = getenv(cost_vars[SIM_COST_DEV_MALLOC].var) != NULL;
+	memset(node_malloc, 0, sizeof(node_malloc));
 	for (unsigned k = 0; k < SIM_NCOSTS; k++)
 	{
 		const char *s = getenv(cost_vars[k].var);
@@ -178,6 +192,7 @@ static int platform_path(char *buf, size_t size, char *err, size_t errsize)
 /* Loading the plugin. */
 
 static int task_duration_us(struct worker *w, struct job *j, double *us);
+static int may_queue(struct worker *w, struct job *j);
 
 static void set_backend(const struct os_ops *ops)
 {
@@ -189,6 +204,7 @@ static const struct sim_core core_api = {
 	.task_duration_us = task_duration_us,
 	.set_backend = set_backend,
 	.node_host = sim_node_host,
+	.may_queue = may_queue,
 };
 
 /* This copy of libvela's plugin, when a launcher chose it
@@ -469,6 +485,29 @@ int sim_node_route(unsigned src, unsigned dst, double *bandwidth, double *latenc
 	return plugin->route(a, b, bandwidth, latency);
 }
 
+double sim_dev_malloc_us(unsigned node, size_t size)
+{
+	double fallback = sim_costs[SIM_COST_DEV_MALLOC];
+	if (malloc_cost_env || node >= STARPU_MAXNODES || !sim_running())
+		return fallback;
+	if (!node_malloc[node].known)
+	{
+		char host[32];
+		double fixed, per_mib;
+		node_malloc[node].fixed_us = fallback;
+		node_malloc[node].per_mib_us = 0.0;
+		if (sim_node_host(node, host, sizeof(host)) == 0 &&
+		    plugin->host_number(host, PM_PROP_MALLOC_US, &fixed) == 0)
+		{
+			node_malloc[node].fixed_us = fixed;
+			if (plugin->host_number(host, PM_PROP_MALLOC_US_PER_MIB, &per_mib) == 0)
+				node_malloc[node].per_mib_us = per_mib;
+		}
+		node_malloc[node].known = 1;
+	}
+	return node_malloc[node].fixed_us + node_malloc[node].per_mib_us * ((double) size / (1024.0 * 1024.0));
+}
+
 ssize_t sim_host_memsize(const char *host)
 {
 	return sim_running() ? plugin->host_memsize(host) : -1;
@@ -500,6 +539,21 @@ const char *sim_worker_host(const struct worker *w)
 	}
 	}
 	return names[w->id];
+}
+
+/* A kernel a simulated device queues and goes on (sim/driver_sg.c), as
+ * the real device's worker does (drivers/device.c): w has a pipeline and
+ * j's implementation is asynchronous for w's kind. */
+static int may_queue(struct worker *w, struct job *j)
+{
+	const struct starpu_codelet *cl = j->task->cl;
+	if (!cl || !w->pipeline)
+		return 0;
+	if (w->arch == STARPU_CUDA_WORKER)
+		return (cl->cuda_flags[j->nimpl] & STARPU_CUDA_ASYNC) != 0;
+	if (w->arch == STARPU_OPENCL_WORKER)
+		return (cl->opencl_flags[j->nimpl] & STARPU_OPENCL_ASYNC) != 0;
+	return 0;
 }
 
 /* The predicted duration of j on w: the codelet's model for w's arch and

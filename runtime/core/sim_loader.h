@@ -71,6 +71,12 @@ enum sim_cost_kind
 /* Written by sim_start (no runtime thread running), read by everyone. */
 extern double sim_costs[SIM_NCOSTS];
 
+/* What allocating size bytes on device node `node` costs in a simulation
+ * (µs): STARPU_SIMGRID_CUDA_MALLOC_COST when set, else the platform's
+ * measured figures for the node's host (malloc_cost_us +
+ * malloc_cost_us_per_mib x MiB), else the default of that variable. */
+double sim_dev_malloc_us(unsigned node, size_t size);
+
 /* Charges n times cost k to the calling thread (a no-op in a real run). */
 static inline void sim_cost(enum sim_cost_kind k, unsigned n)
 {

@@ -228,7 +228,7 @@ struct device_spec
 	int devid;
 	unsigned node;
 	const struct drv_ops *drv;
-	const struct drv_device_kind *kind;	/* real devices: their kind; NULL when simulated */
+	const struct drv_device_kind *kind;	/* real devices: their kind; simulated GPUs: their pipeline's (devices.c) */
 	unsigned nworkers;			/* workers driving it (STARPU_NWORKER_PER_CUDA) */
 	unsigned host_cores;			/* cores kept from the CPU workers for their threads */
 	char devname[48];			/* real devices: the device's own name */

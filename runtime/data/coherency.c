@@ -269,6 +269,10 @@ restart:
 			continue;
 		else
 		{
+			/* Simulation: behind the prefetches already started, as
+			 * on a device's copy stream (request.c). */
+			if (b->mode & STARPU_R)
+				data_requests_wait_started(b->handle, node);
 			struct rt_thread *t = rt_thread();
 			t->fetching = job;
 			t->fetching_npinned = i;

@@ -256,6 +256,16 @@ void data_job_done_on_node(struct job *job, unsigned node);
 /* Makes h valid on node and pins it (mode: what the caller will do). The
  * caller must hold access to h. */
 int data_make_valid(starpu_data_handle_t h, unsigned node, enum starpu_data_access_mode mode);
+/* Simulation: before a worker copies its task's input h to device node
+ * `node` (h not there, no copy of it running), waits for the prefetches
+ * it started there (request.c: copies in order, as on a real device's
+ * stream). A no-op for nodes without a transfer thread (real runs). */
+void data_requests_wait_started(starpu_data_handle_t h, unsigned node);
+/* Simulation: whether the calling thread is node's transfer thread
+ * setting up a prefetch that a real device's worker would have set up
+ * while the previous copy ran (request.c): its set-up costs (allocation,
+ * copy set-up) are then not charged. */
+int data_requests_setup_hidden(unsigned node);
 /* Same without pinning, h->lock held. */
 int data_make_valid_locked_nopin(starpu_data_handle_t h, unsigned node);
 void data_unpin(starpu_data_handle_t h, unsigned node);

@@ -206,12 +206,17 @@ uintptr_t mem_alloc(unsigned node, size_t size, int flags)
 	os_mutex_unlock(&n->lock);
 	if ((n->kind == STARPU_CUDA_RAM || n->kind == STARPU_OPENCL_RAM) && sim_costs[SIM_COST_DEV_MALLOC] > 0.0)
 	{
-		/* Simulation: the device allocation's cost, one allocation at
-		 * a time over all devices, as the CUDA driver's allocator
+		/* Simulation: the device allocation's cost (the machine's
+		 * measure for this size, sim_loader.h), one allocation at a
+		 * time over all devices, as the CUDA driver's allocator
 		 * serializes them (and as StarPU's simulation charges them). */
-		os_mutex_lock(&dev_alloc_lock);
-		sim_cost(SIM_COST_DEV_MALLOC, 1);
-		os_mutex_unlock(&dev_alloc_lock);
+		double us = sim_dev_malloc_us(node, size);
+		if (us > 0.0 && !data_requests_setup_hidden(node))
+		{
+			os_mutex_lock(&dev_alloc_lock);
+			os_model_cost(us);
+			os_mutex_unlock(&dev_alloc_lock);
+		}
 	}
 	uintptr_t p = n->ops->malloc(node, size, flags);
 	if (!p)

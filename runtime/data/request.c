@@ -14,7 +14,17 @@
  * a buffer only if the node has room (it never evicts), holds a reference
  * on the handle so that it cannot be unregistered meanwhile, and needs no
  * access right: if the data is written while it is copied, the copy is
- * marked stale and dropped (transfer.c). */
+ * marked stale and dropped (transfer.c).
+ *
+ * A real device runs its copies from RAM on one stream, in the order they
+ * were started: a task's own copy waits for every prefetch its worker
+ * started before (drivers/cuda: the `in` stream). So in a simulation, a
+ * worker about to copy a task's input to its device first waits for the
+ * prefetches it released to the transfer thread (data_requests_wait_started,
+ * unless VELA_SIM_COPY_FIFO=0). The worker of a real device sets its
+ * prefetches up (allocates, queues the copy) while the stream still
+ * copies: a prefetch the transfer thread takes as soon as the previous one
+ * ends is charged no set-up costs (data_requests_setup_hidden). */
 #include "data/data.h"
 #include "data/memory.h"
 #include "core/job.h"
@@ -25,6 +35,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct request
 {
@@ -46,12 +57,24 @@ struct request_queue
 	 * node's worker last looked (data_progress), as the worker of a real
 	 * device starts its prefetches between tasks, not during a kernel. */
 	unsigned released;
+	int running;			/* the thread is running a request */
+	/* Simulation: the running request was waiting when the previous
+	 * copy ended, so a real device's worker set it up while that copy
+	 * ran: its set-up costs are not charged (data_requests_setup_hidden). */
+	int hidden;
+	os_thread_t thread_self;	/* the transfer thread, as it sees itself */
+	os_cond_t idle_cond;		/* released requests all run */
 	int stop;			/* drain the queue, then exit */
 	char thread_name[32];
 };
 
 static struct request_queue queues[STARPU_MAXNODES];
 static _Atomic int npending;
+/* Simulation: a device's copies from RAM run in the order the worker
+ * started them (data_requests_wait_started), as on a real device's copy
+ * stream; VELA_SIM_COPY_FIFO=0 lets a task's own copies overtake the
+ * prefetches (as StarPU's simulation does). Set by data_requests_start. */
+static int copy_fifo;
 
 int data_prefetch(starpu_data_handle_t h, unsigned node, int idle)
 {
@@ -147,7 +170,9 @@ static void *transfer_thread(void *arg)
 {
 	unsigned node = (unsigned) (uintptr_t) arg;
 	struct request_queue *q = &queues[node];
+	int waited = 1;
 	os_mutex_lock(&q->lock);
+	q->thread_self = os_thread_self();
 	for (;;)
 	{
 		struct request *r = q->released || q->stop ? pop_locked(q, 1) : NULL;
@@ -156,14 +181,24 @@ static void *transfer_thread(void *arg)
 			if (q->stop)
 				break;
 			os_cond_wait(&q->cond, &q->lock);
+			waited = 1;
 			continue;
 		}
+		/* Started while the previous prefetch was copying: on a real
+		 * device, queued behind it on the stream, set up meanwhile. */
+		__atomic_store_n(&q->hidden, copy_fifo && !waited, __ATOMIC_RELAXED);
+		waited = 0;
 		if (q->released)
 			q->released--;
+		q->running = 1;
 		os_mutex_unlock(&q->lock);
 		atomic_fetch_sub(&npending, 1);
 		run_request(r, node);
 		os_mutex_lock(&q->lock);
+		__atomic_store_n(&q->hidden, 0, __ATOMIC_RELAXED);
+		q->running = 0;
+		if (!q->released || (!q->head[0] && !q->head[1]))
+			os_cond_broadcast(&q->idle_cond);
 	}
 	os_mutex_unlock(&q->lock);
 	return NULL;
@@ -171,6 +206,18 @@ static void *transfer_thread(void *arg)
 
 int data_requests_start(void)
 {
+	const char *fifo = getenv("VELA_SIM_COPY_FIFO");
+	copy_fifo = 1;
+	if (fifo && *fifo && sim_running())
+	{
+		if (strcmp(fifo, "0") && strcmp(fifo, "1"))
+		{
+			rt_error("starpu_init: VELA_SIM_COPY_FIFO='%s' must be 1 (a task's copies wait for the prefetches "
+				 "started before them) or 0 (they overtake them) (-EINVAL)", fifo);
+			return -EINVAL;
+		}
+		copy_fifo = fifo[0] == '1';
+	}
 	for (unsigned node = 0; node < mem_nnodes; node++)
 	{
 		/* Devices whose driver queues copies need none: their worker
@@ -180,6 +227,7 @@ int data_requests_start(void)
 			continue;
 		struct request_queue *q = &queues[node];
 		os_cond_init(&q->cond);
+		os_cond_init(&q->idle_cond);
 		char host[32];
 		int simulated = sim_running() && sim_node_host(node, host, sizeof(host)) == 0;
 		snprintf(q->thread_name, sizeof(q->thread_name), "xfer %s", mem_nodes[node].name);
@@ -247,6 +295,33 @@ int data_progress(unsigned node, int idle)
 	return ran;
 }
 
+void data_requests_wait_started(starpu_data_handle_t h, unsigned node)
+{
+	if (!copy_fifo || node >= mem_nnodes)
+		return;
+	struct request_queue *q = &queues[node];
+	if (!__atomic_load_n(&q->has_thread, __ATOMIC_RELAXED))
+		return;
+	os_mutex_lock(&h->lock);
+	struct data_replicate *r = data_rep(h, node);
+	int copy = !rep_valid(r) && !r->transferring;
+	os_mutex_unlock(&h->lock);
+	if (!copy)
+		return;
+	os_mutex_lock(&q->lock);
+	while (((q->released && (q->head[0] || q->head[1])) || q->running) && !q->stop)
+		os_cond_wait(&q->idle_cond, &q->lock);
+	os_mutex_unlock(&q->lock);
+}
+
+int data_requests_setup_hidden(unsigned node)
+{
+	if (node >= STARPU_MAXNODES)
+		return 0;
+	struct request_queue *q = &queues[node];
+	return __atomic_load_n(&q->hidden, __ATOMIC_RELAXED) && q->thread_self == os_thread_self();
+}
+
 int data_progress_for_worker(unsigned node, int idle)
 {
 	/* Copies in flight into the node that are done. */
@@ -277,6 +352,7 @@ void data_requests_fini(void)
 		os_thread_join(q->thread, NULL);
 		__atomic_store_n(&q->has_thread, 0, __ATOMIC_RELAXED);
 		os_cond_destroy(&q->cond);
+		os_cond_destroy(&q->idle_cond);
 	}
 	/* Run what is left: each request holds a reference on its handle;
 	 * then end the copies still in flight. */

@@ -257,8 +257,10 @@ static int transfer(starpu_data_handle_t h, unsigned dst, int may_queue)
 	os_mutex_unlock(&h->lock);
 	/* Simulation: setting a GPU's copy up (StarPU's simulation charges
 	 * its DMA queueing). */
-	if (mem_nodes[src].kind == STARPU_CUDA_RAM || mem_nodes[src].kind == STARPU_OPENCL_RAM ||
-	    mem_nodes[dst].kind == STARPU_CUDA_RAM || mem_nodes[dst].kind == STARPU_OPENCL_RAM)
+	if (sim_costs[SIM_COST_TRANSFER] > 0.0 &&
+	    (mem_nodes[src].kind == STARPU_CUDA_RAM || mem_nodes[src].kind == STARPU_OPENCL_RAM ||
+	     mem_nodes[dst].kind == STARPU_CUDA_RAM || mem_nodes[dst].kind == STARPU_OPENCL_RAM) &&
+	    !data_requests_setup_hidden(dst))
 		sim_cost(SIM_COST_TRANSFER, 1);
 	int ret = data_copy_interface(h, (unsigned) src, dst, x ? &x->async : NULL);
 	if (x && x->async.event)

@@ -23,6 +23,7 @@
  * written then.
  */
 #include "perfmodel/perfmodel.h"
+#include "perfmodel/dev_costs.h"
 #include "core/conf.h"
 #include "core/rt.h"
 #include "core/sim_loader.h"
@@ -343,6 +344,10 @@ int pm_bus_setup(int force)
 		return 0;
 	}
 	int ret = pm_bus_measure(&now, !rt.silent);
+	/* With the bus, what allocations cost on the devices, for the
+	 * platform file (a failure leaves that device's figures out). */
+	if (!ret)
+		(void) pm_dev_costs_measure();
 	if (ret)
 	{
 		rt_error("starpu_init: bus calibration failed (%d); transfer predictions are unavailable", ret);

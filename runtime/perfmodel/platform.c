@@ -9,7 +9,8 @@
  *   - one host per memory node: "RAM" for main memory, "CUDA<i>" and
  *     "OpenCL<i>" for devices, "MPI_MS<i>" for MPI slaves' memory, "DISK<i>"
  *     for disks, with properties
- *     memsize (bytes) and, for devices, model;
+ *     memsize (bytes) and, for devices, model, and where measured
+ *     malloc_cost_us and malloc_cost_us_per_mib (dev_costs.h);
  *   - an MPI slave's cores: "MPI_MS<i>_CPU<k>", one per worker it runs;
  *   - per ordered pair of memory nodes a link "<src>-<dst>" with the
  *     measured bandwidth and latency, and the route through it;
@@ -18,6 +19,7 @@
  *     latency + size / bandwidth exactly, and links are shared fairly.
  */
 #include "perfmodel/perfmodel.h"
+#include "perfmodel/dev_costs.h"
 #include "core/conf.h"
 #include "core/rt.h"
 #include "core/workers.h"
@@ -94,6 +96,11 @@ int pm_platform_write(FILE *f, const struct pm_bus *b)
 			fprintf(f, "      <prop id=\"memsize\" value=\"%zd\"/>\n", mem_nodes[n].total);
 		if (n < mem_nnodes && mem_nodes[n].kind != STARPU_CPU_RAM)
 			fprintf(f, "      <prop id=\"model\" value=\"%s\"/>\n", mem_nodes[n].name);
+		/* What an allocation there costs (dev_costs.h), when measured. */
+		if (n < STARPU_MAXNODES && pm_dev_costs[n].measured)
+			fprintf(f, "      <prop id=\"%s\" value=\"%.3f\"/>\n      <prop id=\"%s\" value=\"%.4f\"/>\n",
+				PM_PROP_MALLOC_US, pm_dev_costs[n].fixed_us, PM_PROP_MALLOC_US_PER_MIB,
+				pm_dev_costs[n].per_mib_us);
 		fprintf(f, "    </host>\n");
 		/* An MPI slave's cores: a host per worker it runs. */
 		if (n < mem_nnodes && mem_nodes[n].kind == STARPU_MPI_MS_RAM)

@@ -6,6 +6,7 @@
  * of task parameters.
  */
 #include "perfmodel/perfmodel.h"
+#include "perfmodel/dev_costs.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -224,6 +225,29 @@ static void test_mlr(void)
 	CU_ASSERT(pm_mlr_fit(&model, &rows, coeff) == -1);
 }
 
+/* A device allocation's cost line (dev_costs.c): through points on a
+ * line, the line; a cost falling with the size or below 0 is clamped
+ * (0 per MiB, 0 fixed); one size gives its mean and no slope. */
+static void test_dev_cost_fit(void)
+{
+	double fixed, per;
+	const double x[] = { 1, 8, 64 }, y[] = { 2.0 + 1.5 * 1, 2.0 + 1.5 * 8, 2.0 + 1.5 * 64 };
+	pm_dev_costs_fit(x, y, 3, &fixed, &per);
+	CU_ASSERT(close_to(fixed, 2.0, 1e-9));
+	CU_ASSERT(close_to(per, 1.5, 1e-12));
+	const double down[] = { 30, 20, 10 };
+	pm_dev_costs_fit(x, down, 3, &fixed, &per);
+	CU_ASSERT_EQUAL(per, 0.0);
+	CU_ASSERT(close_to(fixed, 20.0, 1e-9));
+	const double steep[] = { 1, 50, 400 };
+	pm_dev_costs_fit(x, steep, 3, &fixed, &per);
+	CU_ASSERT(per > 6.0);
+	CU_ASSERT_EQUAL(fixed, 0.0);	/* the line crosses 0 above x = 0 */
+	pm_dev_costs_fit(x, y, 1, &fixed, &per);
+	CU_ASSERT_EQUAL(per, 0.0);
+	CU_ASSERT(close_to(fixed, 3.5, 1e-12));
+}
+
 int main(int argc, char **argv)
 {
 	static const struct vtest_case cases[] = {
@@ -233,6 +257,7 @@ int main(int argc, char **argv)
 		{ "history table: growth, lookup, mean and deviation, list order", test_history_entries },
 		{ "least squares by QR", test_least_squares },
 		{ "multiple regression on parameter products", test_mlr },
+		{ "device allocation cost: a line through the sizes", test_dev_cost_fit },
 		VTEST_END
 	};
 	static const struct vtest_suite suites[] = {

@@ -7,7 +7,8 @@
 # duplicate <route> (and one duplicated through symmetry), an unknown
 # routing=, a <prop> without a value, a route over a link of bandwidth 0
 # or less (an unused one is harmless: StarPU's files have one), a RAM
-# memsize of -1, 0 or "lots". Before, SimGrid killed the process
+# memsize of -1, 0 or "lots", a malloc_cost_us (or _per_mib) that is not
+# a non-negative number. Before, SimGrid killed the process
 # (SIGABRT), or the run went on. The unchanged file still runs.
 # Skipped (77) when the SimGrid plugin was not built.
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -72,6 +73,17 @@ for m in -1 0 lots; do
 	case_ "ram-memsize$m" 21 "host RAM has memsize='$m': a memsize must be a positive number of bytes" \
 		"s/value=\"8589934592\"/value=\"$m\"/"
 done
+
+# A device's measured allocation cost (vela calibrate-bus) must be a
+# non-negative number of microseconds.
+for m in -3 nan lots; do
+	case_ "malloc-cost$m" 22 "host RAM has malloc_cost_us='$m': a cost must be a non-negative number of microseconds" \
+		"21a\\
+      <prop id=\"malloc_cost_us\" value=\"$m\"/>"
+done
+case_ malloc-per-mib 22 "host RAM has malloc_cost_us_per_mib='1e999': a cost must be a non-negative number" \
+	'21a\
+      <prop id="malloc_cost_us_per_mib" value="1e999"/>'
 
 # The file as it is runs, in both boots.
 for boot in hijack attach; do

@@ -61,6 +61,16 @@ static struct starpu_codelet gpu_cl = {
 	.name = "gpu",
 };
 
+/* The same kernel, synchronous: the worker waits for it. */
+static struct starpu_codelet gpu_sync_cl = {
+	.where = STARPU_CUDA,
+	.cuda_funcs = { vela_sim_placeholder },
+	.nbuffers = 1,
+	.modes = { STARPU_RW },
+	.model = &model,
+	.name = "gpu_sync",
+};
+
 static int env_int(const char *name, int def)
 {
 	const char *s = getenv(name);
@@ -118,6 +128,91 @@ static int gpu_round_trip(double *makespan)
 	return ret;
 }
 
+/* n independent tasks of cl on CUDA0, each on a 1 MB vector of its own:
+ * the time until the last ends. */
+static int gpu_independent(struct starpu_codelet *cl, int n, double *makespan)
+{
+	const uint32_t elems = 125000;
+	starpu_data_handle_t h[8];
+	double *v[8];
+	if (n > 8)
+		n = 8;
+	for (int i = 0; i < n; i++)
+	{
+		v[i] = calloc(elems, sizeof(double));
+		starpu_vector_data_register(&h[i], STARPU_MAIN_RAM, (uintptr_t) v[i], elems, sizeof(double));
+	}
+	double t0 = starpu_timing_now();
+	int ret = 0;
+	for (int i = 0; i < n && !ret; i++)
+	{
+		struct starpu_task *t = starpu_task_create();
+		t->cl = cl;
+		t->handles[0] = h[i];
+		t->execute_on_a_specific_worker = 1;
+		t->workerid = 0;
+		ret = starpu_task_submit(t);
+	}
+	starpu_task_wait_for_all();
+	*makespan = starpu_timing_now() - t0;
+	for (int i = 0; i < n; i++)
+	{
+		starpu_data_unregister(h[i]);
+		free(v[i]);
+	}
+	return ret;
+}
+
+/* An asynchronous kernel without data (500 us) on CUDA0, two 1 MB vectors
+ * prefetched there meanwhile, then a task on a third: the time until it
+ * ends. */
+static struct starpu_codelet gpu0_cl = {
+	.where = STARPU_CUDA,
+	.cuda_funcs = { vela_sim_placeholder },
+	.cuda_flags = { STARPU_CUDA_ASYNC },
+	.nbuffers = 0,
+	.model = &model,
+	.name = "gpu0",
+};
+
+static int gpu_behind_prefetches(double *makespan)
+{
+	const uint32_t elems = 125000;
+	starpu_data_handle_t h[3];
+	double *v[3];
+	for (int i = 0; i < 3; i++)
+	{
+		v[i] = calloc(elems, sizeof(double));
+		starpu_vector_data_register(&h[i], STARPU_MAIN_RAM, (uintptr_t) v[i], elems, sizeof(double));
+	}
+	double t0 = starpu_timing_now();
+	struct starpu_task *t = starpu_task_create();
+	t->cl = &gpu0_cl;
+	t->execute_on_a_specific_worker = 1;
+	t->workerid = 0;
+	int ret = starpu_task_submit(t);
+	unsigned node = starpu_worker_get_memory_node(0);
+	for (int i = 0; i < 2 && !ret; i++)
+		ret = starpu_data_prefetch_on_node(h[i], node, 1);
+	if (!ret)
+	{
+		t = starpu_task_create();
+		t->cl = &gpu_cl;
+		t->handles[0] = h[2];
+		t->execute_on_a_specific_worker = 1;
+		t->workerid = 0;
+		ret = starpu_task_submit(t);
+	}
+	starpu_task_wait_for_all();
+	*makespan = starpu_timing_now() - t0;
+	for (int i = 0; i < 3; i++)
+	{
+		starpu_data_unregister(h[i]);
+		free(v[i]);
+	}
+	return ret;
+}
+
 static int child_main(const char *scenario)
 {
 	struct starpu_conf conf;
@@ -162,6 +257,10 @@ static int child_main(const char *scenario)
 	}
 	else if (!strcmp(scenario, "gpu"))
 		ret = gpu_round_trip(&makespan);
+	else if (!strcmp(scenario, "gpu-fifo"))
+		ret = gpu_behind_prefetches(&makespan);
+	else if (!strcmp(scenario, "gpu-async") || !strcmp(scenario, "gpu-sync"))
+		ret = gpu_independent(!strcmp(scenario, "gpu-async") ? &gpu_cl : &gpu_sync_cl, n, &makespan);
 	printf("sim=%d nworkers=%u makespan=%.17g executed=%d submit=%d\n", vela_is_simulated(),
 	       starpu_worker_get_count(), makespan, executed, ret);
 	starpu_shutdown();
@@ -238,6 +337,118 @@ static void test_costs_device(void)
 	CU_ASSERT(close_to(c.makespan, 11 + 7 + 1010 + 13 + GPU_TASK_US));
 	/* Unregistering copies it back: one more set-up and copy. */
 	CU_ASSERT(close_to(out_num(&c, "unregistered"), 11 + 7 + 1010 + 13 + GPU_TASK_US + 7 + 1010));
+}
+
+/* Three independent tasks on CUDA0, each reading a 1 MB vector of its own
+ * (a 1010 us copy) then running 500 us. Asynchronous kernels are queued
+ * and the worker fetches the next task's data while the kernel runs, up
+ * to STARPU_CUDA_PIPELINE tasks in flight (default 2), as the real CUDA
+ * worker does: the copies follow one another and only the last kernel is
+ * not hidden, 3 x 1010 + 500. Without a pipeline (0), or for a
+ * synchronous codelet, each task's copy and kernel follow one another:
+ * 3 x (1010 + 500). */
+static void test_gpu_pipeline(void)
+{
+	NEED_SIMGRID();
+	const char *dflt[] = { "STARPU_SIMGRID=1", GPU_PLATFORM, "VTEST_SIM_N=3", "STARPU_CUDA_PIPELINE", NULL };
+	const char *off[] = { "STARPU_SIMGRID=1", GPU_PLATFORM, "VTEST_SIM_N=3", "STARPU_CUDA_PIPELINE=0", NULL };
+	const char *bad[] = { "STARPU_SIMGRID=1", GPU_PLATFORM, "VTEST_SIM_N=3", "STARPU_CUDA_PIPELINE=x", NULL };
+	struct child a, s, o, b;
+	run_child("gpu-async", dflt, &a);
+	run_child("gpu-sync", dflt, &s);
+	run_child("gpu-async", off, &o);
+	run_child("gpu-async", bad, &b);
+	CU_ASSERT(exited_ok(&a) && exited_ok(&s) && exited_ok(&o) && exited_ok(&b));
+	CU_ASSERT(a.ret == 0 && s.ret == 0 && o.ret == 0);
+	CU_ASSERT(a.submit == 0 && s.submit == 0 && o.submit == 0);
+	CU_ASSERT(close_to(a.makespan, 3 * 1010 + GPU_TASK_US));
+	CU_ASSERT(close_to(s.makespan, 3 * (1010 + GPU_TASK_US)));
+	CU_ASSERT(close_to(o.makespan, 3 * (1010 + GPU_TASK_US)));
+	/* A malformed depth: starpu_init refuses it, naming the variable. */
+	CU_ASSERT_EQUAL(b.ret, -EINVAL);
+	CU_ASSERT(strstr(b.err, "STARPU_CUDA_PIPELINE='x'") != NULL);
+}
+
+/* A device's copies from RAM run in the order its worker started them,
+ * as on a real device's copy stream: while a first kernel runs, two
+ * prefetches (1010 us each) are started; the next task's own copy comes
+ * after both, then its kernel: 3 x 1010 + 500. With VELA_SIM_COPY_FIFO=0
+ * (StarPU's simulation) it overtakes the second prefetch: 2 x 1010 + 500.
+ * With set-up costs (allocation M = 11, copy set-up T = 7): the first
+ * prefetch and the task's copy pay them, the second prefetch, taken as
+ * soon as the first ended, was set up while it copied (a real worker
+ * queues it on the stream meanwhile): 3 x 1010 + 500 + 2 (M + T). With
+ * VELA_SIM_COPY_FIFO=0 every copy pays them, and the task's copy, set up
+ * first (its worker allocates before the transfer thread does), goes
+ * before both prefetches: M + T + 1010 + 500.
+ * A malformed value: starpu_init refuses it, naming the variable. */
+static void test_gpu_copy_order(void)
+{
+	NEED_SIMGRID();
+	const char *fifo[] = { "STARPU_SIMGRID=1", GPU_PLATFORM, "VELA_SIM_COPY_FIFO", NULL };
+	const char *over[] = { "STARPU_SIMGRID=1", GPU_PLATFORM, "VELA_SIM_COPY_FIFO=0", NULL };
+	const char *bad[] = { "STARPU_SIMGRID=1", GPU_PLATFORM, "VELA_SIM_COPY_FIFO=yes", NULL };
+	const char *fifo_costs[] = { "STARPU_SIMGRID=1", GPU_PLATFORM, "VELA_SIM_COPY_FIFO",
+				     "STARPU_SIMGRID_CUDA_MALLOC_COST=11", "STARPU_SIMGRID_TRANSFER_COST=7", NULL };
+	const char *over_costs[] = { "STARPU_SIMGRID=1", GPU_PLATFORM, "VELA_SIM_COPY_FIFO=0",
+				     "STARPU_SIMGRID_CUDA_MALLOC_COST=11", "STARPU_SIMGRID_TRANSFER_COST=7", NULL };
+	struct child f, o, b, fc, oc;
+	run_child("gpu-fifo", fifo, &f);
+	run_child("gpu-fifo", over, &o);
+	run_child("gpu-fifo", bad, &b);
+	run_child("gpu-fifo", fifo_costs, &fc);
+	run_child("gpu-fifo", over_costs, &oc);
+	CU_ASSERT(exited_ok(&fc) && exited_ok(&oc) && fc.ret == 0 && oc.ret == 0);
+	CU_ASSERT(close_to(fc.makespan, 3 * 1010 + GPU_TASK_US + 2 * (11 + 7)));
+	CU_ASSERT(close_to(oc.makespan, 11 + 7 + 1010 + GPU_TASK_US));
+	CU_ASSERT(exited_ok(&f) && exited_ok(&o) && exited_ok(&b));
+	CU_ASSERT(f.ret == 0 && o.ret == 0 && f.submit == 0 && o.submit == 0);
+	CU_ASSERT(close_to(f.makespan, 3 * 1010 + GPU_TASK_US));
+	CU_ASSERT(close_to(o.makespan, 2 * 1010 + GPU_TASK_US));
+	CU_ASSERT_EQUAL(b.ret, -EINVAL);
+	CU_ASSERT(strstr(b.err, "VELA_SIM_COPY_FIFO='yes'") != NULL);
+}
+
+/* A device's allocation cost from the platform (what `vela calibrate-bus`
+ * measured there): CUDA0 given malloc_cost_us=3 and
+ * malloc_cost_us_per_mib=8, the 1 MB vector's allocation costs
+ * 3 + 8 x 10^6 / 2^20 us; STARPU_SIMGRID_CUDA_MALLOC_COST, when set,
+ * still wins. */
+static void test_costs_platform_malloc(void)
+{
+	NEED_SIMGRID();
+	char path[] = "/tmp/vtest_sim_platXXXXXX";
+	int fd = mkstemp(path);
+	CU_ASSERT_FATAL(fd >= 0);
+	FILE *in = fopen(VTEST_SIM_DATA "/2cuda.platform.v4.xml", "r"), *out = fdopen(fd, "w");
+	CU_ASSERT_FATAL(in && out);
+	char line[512];
+	int added = 0;
+	while (fgets(line, sizeof(line), in))
+	{
+		fputs(line, out);
+		if (strstr(line, "<host id=\"CUDA0\""))
+		{
+			fputs("      <prop id=\"malloc_cost_us\" value=\"3\"/>\n", out);
+			fputs("      <prop id=\"malloc_cost_us_per_mib\" value=\"8\"/>\n", out);
+			added = 1;
+		}
+	}
+	fclose(in);
+	fclose(out);
+	CU_ASSERT_FATAL(added);
+	char plat[600];
+	snprintf(plat, sizeof(plat), "STARPU_SIMGRID_PLATFORM=%s", path);
+	const char *measured[] = { "STARPU_SIMGRID=1", plat, "STARPU_SIMGRID_CUDA_MALLOC_COST", NULL };
+	const char *forced[] = { "STARPU_SIMGRID=1", plat, "STARPU_SIMGRID_CUDA_MALLOC_COST=11", NULL };
+	struct child m, f;
+	run_child("gpu", measured, &m);
+	run_child("gpu", forced, &f);
+	unlink(path);
+	CU_ASSERT(exited_ok(&m) && exited_ok(&f));
+	CU_ASSERT(m.ret == 0 && f.ret == 0);
+	CU_ASSERT(close_to(m.makespan, 3 + 8 * 1e6 / 1048576.0 + 1010 + GPU_TASK_US));
+	CU_ASSERT(close_to(f.makespan, 11 + 1010 + GPU_TASK_US));
 }
 
 /* The defaults (sim/README.md) are not zero: the same chain takes longer
@@ -464,6 +675,9 @@ static const struct vtest_case cases[] = {
 	{ "input fetch cost per datum", test_costs_fetch },
 	{ "device costs: allocation, copy set-up, queueing", test_costs_device },
 	{ "default costs", test_costs_defaults },
+	{ "GPU pipeline: asynchronous kernels overlap the next copies", test_gpu_pipeline },
+	{ "device allocation cost from the platform", test_costs_platform_malloc },
+	{ "a device's copies in the order started", test_gpu_copy_order },
 	{ "bad cost values", test_costs_bad },
 	{ "conf.vela_simulate: real, then simulated", test_conf_switch },
 	{ "conf.vela_simulate: precedence and bad values", test_conf_switch_bad },
