@@ -158,6 +158,20 @@ for m in epyc2-4xa100-pcie dgx-a100; do
 		fi
 	done
 done
+# A machine that was measured, not derived: the H200 of bench/results-cuda.md,
+# its bus and kernels calibrated there. Some of its kernel entries have
+# 5-9 samples: STARPU_CALIBRATE_MINIMUM=5 lets the simulation use them.
+echo ""
+echo "== Predicted on a measured GPU machine (platforms/h200, perfmodels/h200: one H200 + 16 cores, calibrated there): Cholesky n=24576 bs=1024 =="
+h200_env="STARPU_SIMGRID=1 STARPU_SIMGRID_PLATFORM=$root/platforms/h200.platform.v4.xml STARPU_PERF_MODEL_DIR=$root/perfmodels/h200 STARPU_HOSTNAME=h200 STARPU_CALIBRATE_MINIMUM=5"
+if [ "$(env $h200_env STARPU_SILENT=1 "$vela" machine 2>/dev/null | grep -c CUDA_WORKER || true)" = 0 ]; then
+	echo "h200: skipped: simulated GPUs not available in this build"
+elif env $h200_env ./cholesky -n 24576 -b 1024 -s dmda,dmdas -r 1 >"$work/h200.txt" 2>"$work/h200.err"; then
+	awk '/^cholesky / { s = ""; t = ""; for (i = 1; i <= NF; i++) { if ($i ~ /^sched=/) s = substr($i, 7); if ($i ~ /^time=/) { t = substr($i, 6); if (t == "") t = $(i + 1) } }
+		printf "%-6s predicted %7.1f ms   (measured there: %s)\n", s, t, s == "dmda" ? "241.7 ms" : "251.5 ms" }' "$work/h200.txt"
+else
+	echo "  failed: $(head -1 "$work/h200.err")"
+fi
 # <<< SIMULATED GPUS
 
 # ---- A simulated cluster -------------------------------------------------------
