@@ -52,6 +52,7 @@
 #include <starpu.h>
 
 #include "bench_util.h"
+#include "bench_tasks.h"
 #include "bench_cuda.h"
 
 /* bench/cuda_kernels.cu */
@@ -103,79 +104,6 @@ struct opts {
 	int machine;
 	const char *policy;	/* NULL: STARPU_SCHED or the runtime's default */
 };
-
-static void submit_or_die(struct starpu_task *task)
-{
-	int ret = starpu_task_submit(task);
-
-	if (ret != 0)
-		die("starpu_task_submit", ret);
-}
-
-static void prepare(struct starpu_task *tasks, unsigned n, struct starpu_codelet *cl, int tagged)
-{
-	for (unsigned i = 0; i < n; i++) {
-		struct starpu_task *t = &tasks[i];
-
-		starpu_task_init(t);
-		t->cl = cl;
-		t->detach = 0;
-		t->destroy = 0;
-		if (tagged) {
-			t->use_tag = 1;
-			t->tag_id = (starpu_tag_t)i;
-		}
-	}
-}
-
-/* Off the clock: starpu_task_clean needs each task waited for first. */
-static void release(struct starpu_task *tasks, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++) {
-		int ret = starpu_task_wait(&tasks[i]);
-
-		if (ret != 0)
-			die("starpu_task_wait", ret);
-		starpu_task_clean(&tasks[i]);
-	}
-}
-
-/* One repetition; returns µs per task, submit to all done. */
-static double run_indep(struct starpu_task *tasks, unsigned n, struct starpu_codelet *cl)
-{
-	prepare(tasks, n, cl, 0);
-	double t0 = now_us();
-	for (unsigned i = 0; i < n; i++)
-		submit_or_die(&tasks[i]);
-	int ret = starpu_task_wait_for_all();
-	double t1 = now_us();
-	if (ret != 0)
-		die("starpu_task_wait_for_all", ret);
-	release(tasks, n);
-	return (t1 - t0) / n;
-}
-
-/* One repetition; returns µs per task from the release of the chain to its
- * end (submission of tasks 1..N-1 is off the clock). */
-static double run_chain(struct starpu_task *tasks, unsigned n, struct starpu_codelet *cl)
-{
-	for (unsigned i = 1; i < n; i++)
-		starpu_tag_declare_deps((starpu_tag_t)i, 1, (starpu_tag_t)(i - 1));
-	prepare(tasks, n, cl, 1);
-	for (unsigned i = 1; i < n; i++)
-		submit_or_die(&tasks[i]);
-	double t0 = now_us();
-	submit_or_die(&tasks[0]);
-	int ret = starpu_tag_wait((starpu_tag_t)(n - 1));
-	double t1 = now_us();
-	if (ret != 0)
-		die("starpu_tag_wait", ret);
-	release(tasks, n);
-	/* Fresh tags for the next repetition: a done tag would not block. */
-	for (unsigned i = 0; i < n; i++)
-		starpu_tag_remove((starpu_tag_t)i);
-	return (t1 - t0) / n;
-}
 
 /* ---- the references, without the runtime ------------------------------ */
 
@@ -314,9 +242,9 @@ static void measure(const struct opts *o, struct starpu_task *tasks, const char 
 	if (!us)
 		die("calloc", -ENOMEM);
 	/* Warm-up: the worker's first tasks, the kernel's module. */
-	run_indep(tasks, o->n < 200 ? o->n : 200, cl);
+	bench_run_indep(tasks, o->n < 200 ? o->n : 200, cl);
 	for (unsigned r = 0; r < o->reps; r++)
-		us[r] = chain ? run_chain(tasks, o->n, cl) : run_indep(tasks, o->n, cl);
+		us[r] = chain ? bench_run_chain(tasks, o->n, cl) : bench_run_indep(tasks, o->n, cl);
 	report(o, chain ? "chain" : "indep", async ? "async" : "sync", policy, us, NULL);
 	free(us);
 }
