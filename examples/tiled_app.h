@@ -311,9 +311,15 @@ static void tiled_prefetch(struct tiled *t)
 	if (starpu_worker_get_ids_by_type(STARPU_CUDA_WORKER, &worker, 1) < 1 || worker < 0)
 		return;
 	unsigned node = starpu_worker_get_memory_node(worker);
-	for (size_t k = 0; k < t->count; k++)
-		if (t->handles[k])
-			starpu_data_fetch_on_node(t->handles[k], node, 0);
+	for (size_t k = 0; k < t->count; k++) {
+		int ret = t->handles[k] ? starpu_data_fetch_on_node(t->handles[k], node, 0) : 0;
+		if (ret) {
+			/* The GPU is full (the matrix is larger than its memory):
+			 * the rest starts in RAM. */
+			fprintf(stderr, "tiled: --prefetch stopped at tile %zu of %zu: %s\n", k, t->count, strerror(-ret));
+			break;
+		}
+	}
 }
 
 static void tiled_unregister(struct tiled *t)
