@@ -313,7 +313,7 @@ void starpu_data_release_on_node(starpu_data_handle_t handle, int node)
 		return;
 	}
 	if (acq_of(job)->node >= 0)
-		data_unpin(handle, (unsigned) acq_of(job)->node);
+		data_unpin(handle, (unsigned) acq_of(job)->node, (enum starpu_data_access_mode) job->buffers[0].mode);
 	job_term_release(job);
 }
 

@@ -40,6 +40,11 @@ void data_invalidate_others_locked(starpu_data_handle_t h, unsigned node)
 /* Makes the replicate on node valid (h->lock held); no pin. */
 int data_make_valid_locked_nopin(starpu_data_handle_t h, unsigned node)
 {
+	return data_make_valid_locked_copy(h, node, 0);
+}
+
+int data_make_valid_locked_copy(starpu_data_handle_t h, unsigned node, int prefetch)
+{
 	struct data_replicate *r = data_rep(h, node);
 	for (;;)
 	{
@@ -57,7 +62,7 @@ int data_make_valid_locked_nopin(starpu_data_handle_t h, unsigned node)
 				return ret;
 			continue;
 		}
-		int ret = data_transfer_locked(h, node);
+		int ret = data_transfer_locked(h, node, prefetch);
 		if (ret)
 			return ret;
 	}
@@ -94,7 +99,10 @@ static int make_valid_locked(starpu_data_handle_t h, unsigned node, enum starpu_
 		data_wait_busy_locked(h);
 	}
 	if (mode & (STARPU_W | STARPU_COMMUTE))
+	{
 		data_invalidate_others_locked(h, node);
+		r->writing++;
+	}
 	r->refcnt++;
 	data_lru_touch(r);
 	return 0;
@@ -108,20 +116,31 @@ int data_make_valid(starpu_data_handle_t h, unsigned node, enum starpu_data_acce
 	return ret;
 }
 
-void data_unpin(starpu_data_handle_t h, unsigned node)
+/* The writer of h on node is done: copies may read it again (h->lock held). */
+static void end_write_locked(starpu_data_handle_t h, unsigned node)
+{
+	if (!--data_rep(h, node)->writing)
+		os_cond_broadcast(&h->busy_cond);
+}
+
+void data_unpin(starpu_data_handle_t h, unsigned node, enum starpu_data_access_mode mode)
 {
 	os_mutex_lock(&h->lock);
 	struct data_replicate *r = data_rep(h, node);
+	if (mode & (STARPU_W | STARPU_COMMUTE))
+		end_write_locked(h, node);
 	int released = --r->refcnt == 0;
 	os_mutex_unlock(&h->lock);
 	if (released)
 		data_memory_released(node);
 }
 
-/* Copies written data to the nodes of its write-through mask. */
+/* Copies written data to the nodes of its write-through mask: the writer
+ * is done, its replicate stays pinned until data_unpin. */
 static void write_through(starpu_data_handle_t h, unsigned node)
 {
 	os_mutex_lock(&h->lock);
+	end_write_locked(h, node);
 	uint32_t mask = h->wt_mask;
 	for (unsigned n = 0; n < mem_nnodes && mask; n++)
 		if (n != node && (mask & (1u << n)))
@@ -155,7 +174,7 @@ static void unpin_first(struct job *job, unsigned n, unsigned node)
 	{
 		struct job_buffer *b = &job->buffers[i];
 		if (coherent_buffer(b))
-			data_unpin(b->handle, node);
+			data_unpin(b->handle, node, (enum starpu_data_access_mode) b->mode);
 		else if ((b->mode & STARPU_REDUX) && job->scratch && job->scratch[i])
 		{
 			/* At rest while we wait: may go to the swap disk, and
@@ -364,9 +383,13 @@ void data_job_done_on_node(struct job *job, unsigned node)
 		}
 		if (b->flags & JOB_BUFFER_NOFETCH)
 			continue;
-		if ((b->mode & STARPU_W) && h->wt_mask)
-			write_through(h, node);
-		data_unpin(h, node);
+		enum starpu_data_access_mode mode = (enum starpu_data_access_mode) b->mode;
+		if ((mode & STARPU_W) && h->wt_mask)
+		{
+			write_through(h, node);	/* ends the write */
+			mode = STARPU_R;
+		}
+		data_unpin(h, node, mode);
 	}
 }
 

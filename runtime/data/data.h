@@ -50,6 +50,7 @@ struct data_replicate
 	unsigned node;
 	int refcnt;			/* pins: running tasks, copies from or to it */
 	int reading;			/* copies out of it in progress (a writer waits) */
+	int writing;			/* tasks, acquisitions writing it (no copy reads it) */
 	unsigned char allocated;	/* a buffer exists on this node */
 	unsigned char allocated_by_runtime;	/* ours to free, cache or evict */
 	unsigned char state;		/* enum replicate_state */
@@ -254,8 +255,18 @@ int data_fetch_for_job(struct job *job, unsigned node);
  * write-through copies of written data. */
 void data_job_done_on_node(struct job *job, unsigned node);
 /* Makes h valid on node and pins it (mode: what the caller will do). The
- * caller must hold access to h. */
+ * caller must hold access to h. A writing mode (W, COMMUTE) also marks the
+ * replicate written until data_unpin: meanwhile no copy reads it (a
+ * prefetch from it is dropped, other copies wait), as its content is
+ * half written. */
 int data_make_valid(starpu_data_handle_t h, unsigned node, enum starpu_data_access_mode mode);
+/* Same without pinning or marking, h->lock held. */
+int data_make_valid_locked_nopin(starpu_data_handle_t h, unsigned node);
+/* The same for a prefetch's copy through RAM (prefetch set): -EBUSY rather
+ * than waiting for a writer (data_transfer_locked). */
+int data_make_valid_locked_copy(starpu_data_handle_t h, unsigned node, int prefetch);
+/* Ends what data_make_valid(h, node, mode) began. */
+void data_unpin(starpu_data_handle_t h, unsigned node, enum starpu_data_access_mode mode);
 /* Simulation: before a worker copies its task's input h to device node
  * `node` (h not there, no copy of it running), waits for the prefetches
  * it started there (request.c: copies in order, as on a real device's
@@ -266,9 +277,6 @@ void data_requests_wait_started(starpu_data_handle_t h, unsigned node);
  * while the previous copy ran (request.c): its set-up costs (allocation,
  * copy set-up) are then not charged. */
 int data_requests_setup_hidden(unsigned node);
-/* Same without pinning, h->lock held. */
-int data_make_valid_locked_nopin(starpu_data_handle_t h, unsigned node);
-void data_unpin(starpu_data_handle_t h, unsigned node);
 /* Copies the valid data back to the home node (unregistration). */
 int data_write_back_home(starpu_data_handle_t h);
 /* Invalidates every replicate but node's, which becomes OWNER. Caller
@@ -279,10 +287,11 @@ void data_invalidate_others_locked(starpu_data_handle_t h, unsigned node);
 struct drv_async;
 /* Copies h into the replicate on dst (allocated, not valid) from a valid
  * one; h->lock held (it is released during the copy). 0 or a negative
- * errno. */
-int data_transfer_locked(starpu_data_handle_t h, unsigned dst);
-/* The same, but a device may keep the copy in flight: 1 then, 0 when it is
- * done. */
+ * errno. While the valid copies are being written (data_make_valid), a
+ * prefetch's copy gives up with -EBUSY, another waits. */
+int data_transfer_locked(starpu_data_handle_t h, unsigned dst, int prefetch);
+/* A prefetch's copy where a device may keep it in flight: 1 then, 0 when
+ * it is done. */
 int data_transfer_start_locked(starpu_data_handle_t h, unsigned dst);
 /* Starts bringing h to node ahead of a task (allocating, evicting if
  * needed) without waiting for the copy; 0 or a negative errno. No lock

@@ -251,7 +251,7 @@ void starpu_data_partition(starpu_data_handle_t initial_handle, struct starpu_da
 		h->partitioned = 1;
 		os_mutex_unlock(&h->lock);
 	}
-	data_unpin(h, node);
+	data_unpin(h, node, mode);
 	starpu_data_release_on_node(h, STARPU_ACQUIRE_NO_NODE);
 }
 

@@ -302,7 +302,7 @@ static ssize_t evict(struct data_replicate *victim)
 			 * stays full, and why), not once per victim tried. */
 			struct rt_thread *t = rt_thread();
 			t->quiet_copies++;
-			ret = data_transfer_locked(h, (unsigned) target);
+			ret = data_transfer_locked(h, (unsigned) target, 0);
 			t->quiet_copies--;
 			if (ret)
 				atomic_store(&mem_nodes[node].writeback_error, ret);

@@ -172,7 +172,7 @@ static void make_valid_on(starpu_data_handle_t h, unsigned node, int only_if_wri
 		rt_error("partitioning: handle %p could not be brought to node %u (%d)", (void *) h, node, ret);
 		return;
 	}
-	data_unpin(h, node);
+	data_unpin(h, node, STARPU_R);
 }
 
 static void owner_on(starpu_data_handle_t h, unsigned node)

@@ -101,8 +101,11 @@ int data_copy_ifaces(starpu_data_handle_t h, void *si, unsigned src, void *di, u
 	return -ENOSYS;
 }
 
-/* The best valid replicate to copy from into dst, or -1: one that can copy
- * directly, the owner, RAM. */
+#define SOURCE_WRITTEN (-2)
+
+/* The best valid replicate to copy from into dst: one that can copy
+ * directly, the owner, RAM; -1 if none is valid, SOURCE_WRITTEN if the
+ * valid ones are being written (data_make_valid). */
 static int pick_source(starpu_data_handle_t h, unsigned dst)
 {
 	int best = -1, best_score = -1;
@@ -111,6 +114,12 @@ static int pick_source(starpu_data_handle_t h, unsigned dst)
 		const struct data_replicate *r = data_rep(h, n);
 		if (n == dst || !rep_valid(r))
 			continue;
+		if (r->writing)
+		{
+			if (best < 0)
+				best = SOURCE_WRITTEN;
+			continue;
+		}
 		int score = (mem_direct_copy(n, dst) ? 4 : 0) + (r->state == REP_OWNER ? 2 : 0) +
 			    (mem_nodes[n].kind == STARPU_CPU_RAM ? 1 : 0);
 		if (score > best_score)
@@ -215,14 +224,36 @@ static int xfer_end_locked(struct xfer *x, int ret)
 /* ------------------------------------------------------------------ */
 /* Starting copies. */
 
+/* How a copy may go (transfer's flags). */
+enum
+{
+	COPY_QUEUE = 1,		/* a device may keep it in flight */
+	COPY_DROP = 2,		/* a prefetch: given up rather than waited for */
+};
+
+/* The only valid copies of h are being written: a copy out of them would
+ * catch a half-written content and publish it as valid. A prefetch gives
+ * up (-EBUSY): waiting could be waiting for a task of the very worker that
+ * runs it. Another copy waits for the writer (h->lock held) and returns 0:
+ * the caller looks again. */
+static int copy_waits_for_writer(starpu_data_handle_t h, unsigned flags)
+{
+	if (flags & COPY_DROP)
+		return -EBUSY;
+	os_cond_wait(&h->busy_cond, &h->lock);
+	return 0;
+}
+
 /* Copies into dst (allocated, not valid, not transferring; h->lock held,
- * dropped meanwhile). With may_queue, a device may take the copy and run
+ * dropped meanwhile). With COPY_QUEUE, a device may take the copy and run
  * it in flight: returns 1 then, 0 when the copy is done, or a negative
  * errno. */
-static int transfer(starpu_data_handle_t h, unsigned dst, int may_queue)
+static int transfer(starpu_data_handle_t h, unsigned dst, unsigned flags)
 {
 	struct data_replicate *d = data_rep(h, dst);
 	int src = pick_source(h, dst);
+	if (src == SOURCE_WRITTEN)
+		return copy_waits_for_writer(h, flags);
 	if (src < 0)
 	{
 		/* Nothing valid anywhere: data registered with no home and
@@ -235,12 +266,17 @@ static int transfer(starpu_data_handle_t h, unsigned dst, int may_queue)
 	{
 		/* Chain through RAM (one RAM node until NUMA nodes exist). */
 		unsigned ram = STARPU_MAIN_RAM;
-		int ret = data_make_valid_locked_nopin(h, ram);
+		int ret = data_make_valid_locked_copy(h, ram, flags & COPY_DROP);
 		if (ret)
 			return ret;
 		if (rep_valid(d) || d->transferring || !d->allocated)
 			return 0;	/* changed meanwhile: the caller looks again */
 		src = (int) ram;
+		/* Written meanwhile, in RAM or elsewhere. */
+		if (!rep_valid(data_rep(h, ram)))
+			return 0;
+		if (data_rep(h, ram)->writing)
+			return copy_waits_for_writer(h, flags);
 	}
 	struct data_replicate *s = data_rep(h, src);
 	s->refcnt++;
@@ -248,7 +284,7 @@ static int transfer(starpu_data_handle_t h, unsigned dst, int may_queue)
 	d->transferring = 1;
 	d->stale = 0;
 	struct xfer *x = NULL;
-	if (may_queue && mem_copy_queues((unsigned) src, dst) && (x = calloc(1, sizeof(*x))))
+	if ((flags & COPY_QUEUE) && mem_copy_queues((unsigned) src, dst) && (x = calloc(1, sizeof(*x))))
 	{
 		x->handle = h;
 		x->src = (unsigned) src;
@@ -289,14 +325,14 @@ static int transfer(starpu_data_handle_t h, unsigned dst, int may_queue)
 	return transfer_end_locked(h, (unsigned) src, dst, ret);
 }
 
-int data_transfer_locked(starpu_data_handle_t h, unsigned dst)
+int data_transfer_locked(starpu_data_handle_t h, unsigned dst, int prefetch)
 {
-	return transfer(h, dst, 0);
+	return transfer(h, dst, prefetch ? COPY_DROP : 0);
 }
 
 int data_transfer_start_locked(starpu_data_handle_t h, unsigned dst)
 {
-	return transfer(h, dst, 1);
+	return transfer(h, dst, COPY_QUEUE | COPY_DROP);
 }
 
 int data_start_copy(starpu_data_handle_t h, unsigned node)
@@ -312,7 +348,7 @@ int data_start_copy(starpu_data_handle_t h, unsigned node)
 			ret = data_transfer_start_locked(h, node);
 	}
 	os_mutex_unlock(&h->lock);
-	return ret < 0 ? ret : 0;
+	return ret < 0 && ret != -EBUSY ? ret : 0;
 }
 
 /* ------------------------------------------------------------------ */

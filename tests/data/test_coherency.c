@@ -259,6 +259,61 @@ static void test_fetch_prefetch_to_disk(void)
 	starpu_data_unregister(hd);
 }
 
+/* A prefetch runs while the application writes the data (acquired in W
+ * mode): it must not copy the half-written content out and publish it as
+ * a valid copy on the disk (the prefetch is given up), and a prefetch
+ * after the release brings the written content. */
+static void test_prefetch_while_written(void)
+{
+	static int v[1000];
+	for (int i = 0; i < 1000; i++)
+		v[i] = i;
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t) v, 1000, sizeof(int));
+	unsigned disk = (unsigned) disk_node;
+	CU_ASSERT_EQUAL_FATAL(starpu_data_acquire(h, STARPU_W), 0);
+	for (int i = 0; i < 500; i++)
+		v[i] = -1;	/* half written */
+	CU_ASSERT_EQUAL(starpu_data_prefetch_on_node(h, disk, 1), 0);
+	/* An idle worker runs the request (requested drops to 0); give a
+	 * copy, if one was made, time to end. */
+	int allocated = 0, valid = 0, requested = 1;
+	for (int i = 0; i < 5000 && requested; i++)
+	{
+		starpu_data_query_status(h, disk_node, &allocated, &valid, &requested);
+		if (requested)
+			vtest_sleep_ms(1);
+	}
+	CU_ASSERT_EQUAL(requested, 0);
+	for (int i = 0; i < 100 && !valid; i++)
+	{
+		vtest_sleep_ms(1);
+		starpu_data_query_status(h, disk_node, &allocated, &valid, &requested);
+	}
+	CU_ASSERT_EQUAL(valid, 0);
+	for (int i = 500; i < 1000; i++)
+		v[i] = -1;
+	starpu_data_release(h);
+	CU_ASSERT_EQUAL(starpu_data_is_on_node(h, disk), 0);
+
+	/* Written, then prefetched: the disk copy is the written one. */
+	CU_ASSERT_EQUAL(starpu_data_prefetch_on_node(h, disk, 0), 0);
+	CU_ASSERT_NOT_EQUAL(starpu_data_is_on_node(h, disk), 0);
+	CU_ASSERT_EQUAL_FATAL(submit1(&add1_cl, NULL, h), 0);	/* RAM: -1 + 1 */
+	starpu_task_wait_for_all();
+	CU_ASSERT_EQUAL(starpu_data_is_on_node(h, disk), 0);
+	/* The task's write is over: a prefetch copies again. */
+	CU_ASSERT_EQUAL(starpu_data_prefetch_on_node(h, disk, 1), 0);
+	for (int i = 0; i < 5000 && !starpu_data_is_on_node(h, disk); i++)
+		vtest_sleep_ms(1);
+	CU_ASSERT_NOT_EQUAL(starpu_data_is_on_node(h, disk), 0);
+	starpu_data_unregister(h);
+	int bad = 0;
+	for (int i = 0; i < 1000; i++)
+		bad += v[i] != 0;
+	CU_ASSERT_EQUAL(bad, 0);
+}
+
 static void test_write_through(void)
 {
 	static int v[1000];
@@ -425,6 +480,7 @@ static const struct vtest_case cases[] =
 	{ "out_of_core_roundtrip", test_out_of_core_roundtrip },
 	{ "wont_use_evicted_first", test_wont_use_evicted_first },
 	{ "fetch_prefetch_to_disk", test_fetch_prefetch_to_disk },
+	{ "prefetch_while_written", test_prefetch_while_written },
 	{ "write_through", test_write_through },
 	{ "invalidate", test_invalidate },
 	{ "memory_accounting", test_memory_accounting },
