@@ -30,6 +30,12 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+double pm_median(double *v, unsigned n)
+{
+	qsort(v, n, sizeof(double), cmp_double);
+	return v[n / 2];
+}
+
 /* Fills a node's buffer (RAM directly, others by a copy from RAM). */
 static int fill(unsigned node, uintptr_t buf, size_t size, uintptr_t ram_scratch)
 {
@@ -96,8 +102,7 @@ static int measure_pair(unsigned src, unsigned dst, size_t size, double *bw, dou
 				goto out;
 		batches[b] = (os_now_us() - t0) / LAT_COPIES;
 	}
-	qsort(batches, LAT_BATCHES, sizeof(double), cmp_double);
-	*lat = batches[LAT_BATCHES / 2];
+	*lat = pm_median(batches, LAT_BATCHES);
 	ret = 0;
 out:
 	buf_free(src, s, size);

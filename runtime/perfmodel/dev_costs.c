@@ -10,6 +10,7 @@
  * capacity large enough for a size skip it. Takes a few milliseconds.
  */
 #include "perfmodel/dev_costs.h"
+#include "perfmodel/perfmodel.h"
 #include "core/rt.h"
 #include "data/memory.h"
 #include "drivers/driver.h"
@@ -22,12 +23,6 @@
 #define REPS 7
 
 struct pm_dev_cost pm_dev_costs[STARPU_MAXNODES];
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *) a, y = *(const double *) b;
-	return (x > y) - (x < y);
-}
 
 void pm_dev_costs_fit(const double *x, const double *y, unsigned n, double *fixed, double *per_mib)
 {
@@ -66,8 +61,7 @@ static int time_alloc(unsigned node, size_t size, double *us)
 		if (r >= 0)
 			t[r] = os_now_us() - t0;
 	}
-	qsort(t, REPS, sizeof(double), cmp_double);
-	*us = t[REPS / 2];
+	*us = pm_median(t, REPS);
 	return 0;
 }
 

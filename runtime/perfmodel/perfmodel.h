@@ -336,6 +336,9 @@ extern struct pm_bus pm_bus;
 int pm_bus_setup(int force);
 /* Measures every pair of memory nodes into b. progress: print a line. */
 int pm_bus_measure(struct pm_bus *b, int progress);
+/* The median of v[0..n) (n > 0), which it sorts: the measurements' figure
+ * (bus_calibrate.c, dev_costs.c). */
+double pm_median(double *v, unsigned n);
 int pm_bus_save(const struct pm_bus *b);
 /* Parses the .bandwidth/.latency/.config files of dir for host into b. */
 int pm_bus_load(struct pm_bus *b);
