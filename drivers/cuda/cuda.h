@@ -1,7 +1,8 @@
 /* cuda.h — the CUDA backend's own state, shared by its files:
  * driver_cuda.c (devices, the worker and memory-node drivers, pinned
- * memory), cuda_copy.c (copies) and cuda_api.c (starpu_cuda.h,
- * starpu_cublas.h, starpu_cusparse.h).
+ * memory), cuda_copy.c (copies), cuda_api.c (starpu_cuda.h,
+ * starpu_cublas.h, starpu_cusparse.h) and cuda_libs.c (cuBLAS and
+ * cuSPARSE, loaded on first use).
  *
  * Devices are counted once per process (cudaGetDeviceCount; without a
  * driver it fails, which means no device). A run sets up, per device it
@@ -38,6 +39,28 @@ struct cuda_worker
 
 extern struct cuda_device cuda_devices[STARPU_MAXCUDADEVS];
 extern struct cuda_worker cuda_workers[STARPU_NMAXWORKERS];
+
+/* cuBLAS and cuSPARSE, loaded on first use (cuda_libs.c): the functions
+ * libvela calls. cuda_*_load: 0 once they are resolved, else -ENODEV with
+ * a message naming fn and the library (each later call fails alike). */
+struct cuda_cublas_fns
+{
+	cublasStatus_t (*create)(cublasHandle_t *);
+	cublasStatus_t (*set_stream)(cublasHandle_t, cudaStream_t);
+	cublasStatus_t (*destroy)(cublasHandle_t);
+	const char *(*status_string)(cublasStatus_t);
+};
+struct cuda_cusparse_fns
+{
+	cusparseStatus_t (*create)(cusparseHandle_t *);
+	cusparseStatus_t (*set_stream)(cusparseHandle_t, cudaStream_t);
+	cusparseStatus_t (*destroy)(cusparseHandle_t);
+	const char *(*error_string)(cusparseStatus_t);
+};
+extern struct cuda_cublas_fns cuda_cublas;
+extern struct cuda_cusparse_fns cuda_cusparse;
+int cuda_cublas_load(const char *fn);
+int cuda_cusparse_load(const char *fn);
 
 /* The run's device behind a CUDA memory node, or NULL (message naming fn
  * when fn is not NULL). */

@@ -59,8 +59,10 @@ void starpu_cuda_report_error(const char *func, const char *file, int line, cuda
 
 void starpu_cublas_report_error(const char *func, const char *file, int line, int status)
 {
+	const char *what = cuda_cublas_load("starpu_cublas_report_error") ? "?"
+			   : cuda_cublas.status_string((cublasStatus_t) status);
 	fprintf(stderr, "[vela] cuBLAS error in %s (%s:%d): %s (%d)\n", func ? func : "?", file ? file : "?", line,
-		cublasGetStatusString((cublasStatus_t) status), status);
+		what, status);
 	abort();
 }
 
@@ -109,11 +111,11 @@ static void cublas_init_one(void *arg)
 	(void) arg;
 	struct worker *w = cuda_self();
 	struct cuda_worker *c = &cuda_workers[w->id];
-	cublasStatus_t st = cublasCreate(&c->cublas);
+	cublasStatus_t st = cuda_cublas.create(&c->cublas);
 	if (st == CUBLAS_STATUS_SUCCESS)
-		st = cublasSetStream(c->cublas, c->stream);
+		st = cuda_cublas.set_stream(c->cublas, c->stream);
 	if (st != CUBLAS_STATUS_SUCCESS)
-		rt_error("starpu_cublas_init: %s: %s", w->name, cublasGetStatusString(st));
+		rt_error("starpu_cublas_init: %s: %s", w->name, cuda_cublas.status_string(st));
 }
 
 static void cublas_shutdown_one(void *arg)
@@ -121,21 +123,21 @@ static void cublas_shutdown_one(void *arg)
 	(void) arg;
 	struct cuda_worker *c = &cuda_workers[cuda_self()->id];
 	if (c->cublas)
-		cublasDestroy(c->cublas);
+		cuda_cublas.destroy(c->cublas);
 	c->cublas = NULL;
 }
 
 /* In simulation, CUDA workers are simulated: no library to set up. */
 void starpu_cublas_init(void)
 {
-	if (os_is_simulated())
+	if (os_is_simulated() || !starpu_cuda_worker_get_count() || cuda_cublas_load("starpu_cublas_init"))
 		return;
 	starpu_execute_on_each_worker_ex(cublas_init_one, NULL, STARPU_CUDA, "cublas_init");
 }
 
 void starpu_cublas_shutdown(void)
 {
-	if (os_is_simulated())
+	if (os_is_simulated() || !cuda_cublas.destroy)
 		return;
 	starpu_execute_on_each_worker_ex(cublas_shutdown_one, NULL, STARPU_CUDA, "cublas_shutdown");
 }
@@ -144,7 +146,7 @@ void starpu_cublas_set_stream(void)
 {
 	struct worker *w = cuda_self();
 	if (w && cuda_workers[w->id].cublas)
-		cublasSetStream(cuda_workers[w->id].cublas, cuda_workers[w->id].stream);
+		cuda_cublas.set_stream(cuda_workers[w->id].cublas, cuda_workers[w->id].stream);
 }
 
 cublasHandle_t starpu_cublas_get_local_handle(void)
@@ -163,11 +165,11 @@ static void cusparse_init_one(void *arg)
 	(void) arg;
 	struct worker *w = cuda_self();
 	struct cuda_worker *c = &cuda_workers[w->id];
-	cusparseStatus_t st = cusparseCreate(&c->cusparse);
+	cusparseStatus_t st = cuda_cusparse.create(&c->cusparse);
 	if (st == CUSPARSE_STATUS_SUCCESS)
-		st = cusparseSetStream(c->cusparse, c->stream);
+		st = cuda_cusparse.set_stream(c->cusparse, c->stream);
 	if (st != CUSPARSE_STATUS_SUCCESS)
-		rt_error("starpu_cusparse_init: %s: %s", w->name, cusparseGetErrorString(st));
+		rt_error("starpu_cusparse_init: %s: %s", w->name, cuda_cusparse.error_string(st));
 }
 
 static void cusparse_shutdown_one(void *arg)
@@ -175,20 +177,20 @@ static void cusparse_shutdown_one(void *arg)
 	(void) arg;
 	struct cuda_worker *c = &cuda_workers[cuda_self()->id];
 	if (c->cusparse)
-		cusparseDestroy(c->cusparse);
+		cuda_cusparse.destroy(c->cusparse);
 	c->cusparse = NULL;
 }
 
 void starpu_cusparse_init(void)
 {
-	if (os_is_simulated())
+	if (os_is_simulated() || !starpu_cuda_worker_get_count() || cuda_cusparse_load("starpu_cusparse_init"))
 		return;
 	starpu_execute_on_each_worker_ex(cusparse_init_one, NULL, STARPU_CUDA, "cusparse_init");
 }
 
 void starpu_cusparse_shutdown(void)
 {
-	if (os_is_simulated())
+	if (os_is_simulated() || !cuda_cusparse.destroy)
 		return;
 	starpu_execute_on_each_worker_ex(cusparse_shutdown_one, NULL, STARPU_CUDA, "cusparse_shutdown");
 }

@@ -15,6 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static int ncores(void)
 {
@@ -131,7 +134,68 @@ static void test_malformed_variables(void)
 	starpu_shutdown();
 }
 
+/* Whether a library whose file name starts with prefix is mapped here. */
+static int mapped(const char *prefix)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4096];
+	int found = 0;
+	while (f && !found && fgets(line, sizeof(line), f))
+	{
+		const char *slash = strrchr(line, '/');
+		found = slash && strncmp(slash + 1, prefix, strlen(prefix)) == 0;
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* cuBLAS and cuSPARSE (with cuBLASLt, hundreds of MB) are loaded when the
+ * application asks for them, not with libvela: this program links only
+ * the CUDA runtime, and a run without CUDA worker never loads them. Asked
+ * for (starpu_cublas_report_error needs cuBLAS's message), cuBLAS loads. */
+static void test_libraries_on_demand(void)
+{
+	CU_ASSERT_EQUAL(mapped("libcublas"), 0);
+	CU_ASSERT_EQUAL(mapped("libcusparse"), 0);
+	CU_ASSERT_EQUAL_FATAL(starpu_init(NULL), 0);
+	starpu_cublas_init();
+	starpu_cusparse_init();
+	starpu_cublas_shutdown();
+	starpu_cusparse_shutdown();
+	starpu_shutdown();
+	CU_ASSERT_EQUAL(mapped("libcublas"), 0);
+	CU_ASSERT_EQUAL(mapped("libcusparse"), 0);
+
+	/* The error report aborts: in a child, its message read back. */
+	int fds[2];
+	CU_ASSERT_EQUAL_FATAL(pipe(fds), 0);
+	pid_t pid = fork();
+	if (pid == 0)
+	{
+		dup2(fds[1], 2);
+		starpu_cublas_report_error("kernel_f", "file.c", 12, 1 /* CUBLAS_STATUS_NOT_INITIALIZED */);
+		_exit(0);
+	}
+	close(fds[1]);
+	char msg[512] = "";
+	size_t got = 0;
+	ssize_t r;
+	while (got < sizeof(msg) - 1 && (r = read(fds[0], msg + got, sizeof(msg) - 1 - got)) > 0)
+		got += (size_t) r;
+	msg[got] = 0;
+	close(fds[0]);
+	int status = 0;
+	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+	CU_ASSERT(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "cuBLAS error in kernel_f (file.c:12): "));
+	/* cuBLAS's own words, not "?" (the library could not be loaded). */
+	CU_ASSERT_PTR_NULL(strstr(msg, "): ? (1)"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(msg, "(1)"));
+}
+
 static const struct vtest_case cases[] = {
+	{ "libraries_on_demand", test_libraries_on_demand },
 	{ "no_worker_no_reserved_core", test_no_worker_no_reserved_core },
 	{ "ncuda_warns", test_ncuda_warns },
 	{ "cuda_only_codelet_enodev", test_cuda_only_codelet },
