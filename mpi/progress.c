@@ -36,7 +36,9 @@
  * large messages only when called) it does not sleep. It does not spin
  * either while the runtime has more ready tasks than workers (every
  * worker is busy and has more to do: the thread would only take their
- * cores), but sleeps at most busy_poll_us/4. While an application thread
+ * cores), but sleeps at most busy_poll_us/4; when it has no core of its
+ * own (its CPUs all have a worker), not while every worker has a task,
+ * and it then sleeps at least busy_poll_us/10. While an application thread
  * drives, it naps (busy_poll_us/4) instead of competing for the core. A
  * queued command wakes it at once. So an idle rank costs a few hundred
  * wake-ups a second, not a core (mpi/README.md gives the measured
@@ -616,12 +618,15 @@ static void *progress_main(void *arg)
 		 * looks again soon after the workers run short of tasks. */
 		double quiet = t - last;
 		int nready = starpu_task_nready();
-		/* Sharing the workers' cores (mpi.shared_cores), it does not
-		 * spin either while every worker has a task: spinning, or
-		 * yielding in a loop while data moves, would take the core
-		 * from a worker in the middle of its task (on a 2-core
-		 * machine, mpirun --bind-to core -np 2 with one worker per
-		 * rank: 20-30% longer runs, mpi/README.md "Idle"). */
+		/* Sharing the workers' cores (mpi.shared_cores: no core of
+		 * its own), it does not spin either, not even while data
+		 * moves, once every worker has a task: a thread spinning with
+		 * yields stays runnable, takes the worker's core in slices,
+		 * and when a message comes it waits behind the worker for a
+		 * whole time slice (2.5-4.3 ms round trips, tests/test_idle);
+		 * sleeping between polls, it is woken ahead of the worker
+		 * (about 0.5 ms). On mpirun --bind-to core -np 2 with one
+		 * worker per rank: Cholesky 25% faster (mpi/README.md "Idle"). */
 		int workers_busy = nready > mpi.nworkers || (mpi.shared_cores && nready >= mpi.nworkers);
 		int spin_moving = moving && !(mpi.shared_cores && workers_busy);
 		if (!driven && (spin_moving || (!workers_busy && (++polls < QUIET_POLLS || quiet < mpi.spin_us))))
@@ -664,8 +669,10 @@ static void *progress_main(void *arg)
 static int cores_shared(void)
 {
 	const char *force = getenv("VELA_MPI_SHARED_CORES");
+	if (force && (!strcmp(force, "0") || !strcmp(force, "1")))
+		return force[0] == '1';
 	if (force && *force)
-		return strcmp(force, "0") != 0;
+		mpi_error("starpu_mpi_init: VELA_MPI_SHARED_CORES=%s is not 0 or 1; deciding from the CPU binding", force);
 #if defined(VELA_SIMULATED_MPI) || !defined(CPU_COUNT)
 	return 0;
 #else
