@@ -38,6 +38,10 @@ int topo_binding_update(int getbind);
 unsigned topo_avail_ncores(void);
 unsigned topo_avail_npus(void);
 int topo_avail_core_first_pu(unsigned i);
+/* The calling thread's binding (NULL if unknown), to give it back later
+ * (restore frees it; NULL: nothing). */
+void *topo_binding_save(void);
+void topo_binding_restore(void *saved);
 void *topo_hwloc(void);
 
 #endif /* VELA_CONF_H */

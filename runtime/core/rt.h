@@ -50,8 +50,6 @@ struct rt_thread
 	/* Copies that fail say nothing while set: an eviction's write-back,
 	 * whose failure the memory's own message sums up (data/memalloc.c). */
 	int quiet_copies;
-	/* Vela bound this thread to a PU itself (core/topology.c). */
-	int vela_bound;
 	/* Between rt_capture_begin and rt_capture_end, the first error
 	 * message is kept here instead of printed (core/failures.c). */
 	int capturing;

@@ -5,10 +5,10 @@
  * The workers' cores: with STARPU_WORKERS_GETBIND (default 1) only those
  * of the CPU binding the application gave the thread calling starpu_init
  * (an MPI launcher's --bind-to, taskset, numactl: the main thread inherits
- * it), read at each starpu_init (topo_binding_update). A thread Vela bound
- * itself (one that drove a worker, or called
- * starpu_sched_ctx_bind_current_thread_to_cpuid) counts with the binding
- * the process's first starpu_init saw. Without this, every rank of
+ * it), read at each starpu_init (topo_binding_update). An application
+ * thread that drove a worker gets its binding back when the worker stops
+ * (topo_binding_save, _restore), so that it does not shrink the next
+ * init's cores. Without this, every rank of
  * `mpirun --bind-to core -np 2` put its first worker on core 0, two
  * workers on one core while the other ran only the ranks' other threads.
  */
@@ -27,11 +27,9 @@ static os_mutex_t topo_mutex = OS_MUTEX_INITIALIZER;
 
 /* The cores workers may use (starpu_init only, one thread). avail_pu:
  * per usable core, in logical order, the logical index of its first PU in
- * the binding; NULL when every core is usable. first_binding: the calling
- * thread's binding at the first update. */
+ * the binding; NULL when every core is usable. */
 static int *avail_pu;
 static unsigned avail_ncores, avail_npus;
-static hwloc_bitmap_t first_binding;
 
 int topo_load(void)
 {
@@ -97,8 +95,28 @@ int topo_bind_self(int logical_pu)
 		return -EINVAL;
 	if (hwloc_set_cpubind(topo, pu->cpuset, HWLOC_CPUBIND_THREAD))
 		return -errno;
-	rt_thread()->vela_bound = 1;
 	return 0;
+}
+
+void *topo_binding_save(void)
+{
+	if (!topo_loaded)
+		return NULL;
+	hwloc_bitmap_t set = hwloc_bitmap_alloc();
+	if (set && hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_THREAD))
+	{
+		hwloc_bitmap_free(set);
+		set = NULL;
+	}
+	return set;
+}
+
+void topo_binding_restore(void *saved)
+{
+	if (!saved)
+		return;
+	hwloc_set_cpubind(topo, saved, HWLOC_CPUBIND_THREAD);
+	hwloc_bitmap_free(saved);
 }
 
 /* The calling thread's binding restricted to the machine, in set; 0 if it
@@ -106,14 +124,9 @@ int topo_bind_self(int logical_pu)
 static int read_binding(hwloc_bitmap_t set)
 {
 	hwloc_const_bitmap_t all = hwloc_topology_get_topology_cpuset(topo);
-	int vela_bound = rt_thread()->vela_bound;
-	if (vela_bound && first_binding)
-		hwloc_bitmap_copy(set, first_binding);
-	else if (hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_THREAD))
+	if (hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_THREAD))
 		return 1;
 	hwloc_bitmap_and(set, set, all);
-	if (!first_binding && !vela_bound)
-		first_binding = hwloc_bitmap_dup(set);
 	return hwloc_bitmap_iszero(set) || hwloc_bitmap_isincluded(all, set);
 }
 

@@ -418,7 +418,15 @@ static void test_getbind(void)
 	/* Unbound again: every core again. */
 	CU_ASSERT_EQUAL_FATAL(starpu_init(&conf), 0);
 	CU_ASSERT_EQUAL(starpu_cpu_worker_get_count(), full);
+	/* The application binding its thread through the runtime is the
+	 * application's binding too: the next init uses that core. */
+	starpu_sched_ctx_bind_current_thread_to_cpuid(1);
 	starpu_shutdown();
+	CU_ASSERT_EQUAL_FATAL(starpu_init(&conf), 0);
+	CU_ASSERT_EQUAL(starpu_cpu_worker_get_count(), 1);
+	CU_ASSERT_EQUAL(starpu_worker_get_bindid(0), 1);
+	starpu_shutdown();
+	sched_setaffinity(0, sizeof(process_set), &process_set);
 }
 
 static const struct vtest_case binding_cases[] =
