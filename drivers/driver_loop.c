@@ -482,6 +482,10 @@ static int worker_start(struct worker *w)
 	os_thread_setname(w->short_name);
 	if (!os_is_simulated() && !conf_nobind() && w->bindid >= 0)
 	{
+		/* An application thread gets its own binding back at the
+		 * end (worker_stop). */
+		if (w->app_driven)
+			w->app_binding = topo_binding_save();
 		int ret = topo_bind_self(w->bindid);
 		if (ret)
 			rt_warn("%s: could not bind to processing unit %d (%d)", w->name, w->bindid, ret);
@@ -495,6 +499,8 @@ static void worker_stop(struct worker *w)
 	drv_pipeline_drain(w);
 	if (w->drv->deinit)
 		w->drv->deinit(w);
+	topo_binding_restore(w->app_binding);
+	w->app_binding = NULL;
 	atomic_store(&w->status, WS_STOPPED);
 }
 

@@ -513,6 +513,7 @@ struct mpi_state
 	int cache_enabled;
 	int cache_stats, comm_stats, comm_debug;
 	unsigned spin_us, busy_poll_us, idle_poll_us;
+	int shared_cores;		/* the progression thread has no core of its own */
 	int nworkers;			/* the runtime's workers (at init); more ready tasks than this: all have work */
 	int tracing;			/* this rank records its communications (trace.c; set at init) */
 	int trace_sync;			/* the ranks synchronise clocks at shutdown (same on all) */

@@ -36,12 +36,15 @@
  * large messages only when called) it does not sleep. It does not spin
  * either while the runtime has more ready tasks than workers (every
  * worker is busy and has more to do: the thread would only take their
- * cores), but sleeps at most busy_poll_us/4. While an application thread
+ * cores), but sleeps at most busy_poll_us/4; when it has no core of its
+ * own (its CPUs all have a worker), not while every worker has a task,
+ * and it then sleeps at least busy_poll_us/10. While an application thread
  * drives, it naps (busy_poll_us/4) instead of competing for the core. A
  * queued command wakes it at once. So an idle rank costs a few hundred
  * wake-ups a second, not a core (mpi/README.md gives the measured
  * figures).
  */
+#define _GNU_SOURCE	/* sched_getaffinity */
 #include "mpi_internal.h"
 
 #include <sched.h>
@@ -614,8 +617,19 @@ static void *progress_main(void *arg)
 		 * it sleeps at once, at most busy_poll_us / 4, so that it
 		 * looks again soon after the workers run short of tasks. */
 		double quiet = t - last;
-		int workers_busy = starpu_task_nready() > mpi.nworkers;
-		if (!driven && (moving || (!workers_busy && (++polls < QUIET_POLLS || quiet < mpi.spin_us))))
+		int nready = starpu_task_nready();
+		/* Sharing the workers' cores (mpi.shared_cores: no core of
+		 * its own), it does not spin either, not even while data
+		 * moves, once every worker has a task: a thread spinning with
+		 * yields stays runnable, takes the worker's core in slices,
+		 * and when a message comes it waits behind the worker for a
+		 * whole time slice (2.5-4.3 ms round trips, tests/test_idle);
+		 * sleeping between polls, it is woken ahead of the worker
+		 * (about 0.5 ms). On mpirun --bind-to core -np 2 with one
+		 * worker per rank: Cholesky 25% faster (mpi/README.md "Idle"). */
+		int workers_busy = nready > mpi.nworkers || (mpi.shared_cores && nready >= mpi.nworkers);
+		int spin_moving = moving && !(mpi.shared_cores && workers_busy);
+		if (!driven && (spin_moving || (!workers_busy && (++polls < QUIET_POLLS || quiet < mpi.spin_us))))
 		{
 			SPIN_YIELD();
 			SPIN_WAIT(mpi.spin_us - quiet);
@@ -629,6 +643,10 @@ static void *progress_main(void *arg)
 		/* Sleeping an eighth of the time already waited bounds what
 		 * it adds to a wait to about 12%, and makes long waits cheap. */
 		double sleep_us = driven ? mpi.busy_poll_us / 4.0 : 16 + (quiet > mpi.spin_us ? quiet - mpi.spin_us : 0) / 8;
+		/* Each wake-up costs a busy worker sharing the core a few
+		 * microseconds: at most one every busy_poll_us/10 then. */
+		if (mpi.shared_cores && workers_busy && !driven && sleep_us < mpi.busy_poll_us / 10.0)
+			sleep_us = mpi.busy_poll_us / 10.0;
 		if (sleep_us > cap)
 			sleep_us = cap;
 		/* A large early message waits for its receive until a
@@ -644,9 +662,47 @@ static void *progress_main(void *arg)
 	return NULL;
 }
 
+/* Whether the progression thread has no core of its own: every CPU of
+ * the binding it inherits (this thread's) has a CPU worker. In a
+ * simulated cluster the thread costs no simulated time: never, unless
+ * VELA_MPI_SHARED_CORES says otherwise (0 or 1 forces it). */
+static int cores_shared(void)
+{
+	const char *force = getenv("VELA_MPI_SHARED_CORES");
+	if (force && (!strcmp(force, "0") || !strcmp(force, "1")))
+		return force[0] == '1';
+	if (force && *force)
+		mpi_error("starpu_mpi_init: VELA_MPI_SHARED_CORES=%s is not 0 or 1; deciding from the CPU binding", force);
+#if defined(VELA_SIMULATED_MPI) || !defined(CPU_COUNT)
+	return 0;
+#else
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 0;
+	int free_cpus = CPU_COUNT(&set);
+	unsigned nw = starpu_worker_get_count();
+	for (unsigned w = 0; w < nw; w++)
+	{
+		if (starpu_worker_get_type((int) w) != STARPU_CPU_WORKER)
+			continue;
+		int b = starpu_worker_get_bindid((int) w);
+		int os = b >= 0 ? starpu_get_pu_os_index((unsigned) b) : -1;
+		if (os < 0 || os >= CPU_SETSIZE)
+			free_cpus--;	/* unbound: it takes one of them */
+		else if (CPU_ISSET(os, &set))
+		{
+			CPU_CLR(os, &set);
+			free_cpus--;
+		}
+	}
+	return free_cpus <= 0;
+#endif
+}
+
 int prog_start(void)
 {
 	memset(&P, 0, sizeof(P));
+	mpi.shared_cores = cores_shared();
 	ops_reset();
 	match_init();
 	/* Named at creation: naming itself would race with the creator's

@@ -30,6 +30,18 @@ int topo_core_first_pu(unsigned core);
 void *topo_pu_obj(int logical_pu);
 /* Binds the calling thread to the PU; 0 or a negative errno. */
 int topo_bind_self(int logical_pu);
+/* At starpu_init: getbind (STARPU_WORKERS_GETBIND) restricts the workers'
+ * cores to the calling thread's CPU binding (topology.c's opening comment);
+ * 0: every core. Then the cores workers may use, their PUs, and the first
+ * PU of the i-th of those cores (modulo their number). */
+int topo_binding_update(int getbind);
+unsigned topo_avail_ncores(void);
+unsigned topo_avail_npus(void);
+int topo_avail_core_first_pu(unsigned i);
+/* The calling thread's binding (NULL if unknown), to give it back later
+ * (restore frees it; NULL: nothing). */
+void *topo_binding_save(void);
+void topo_binding_restore(void *saved);
 void *topo_hwloc(void);
 
 #endif /* VELA_CONF_H */

@@ -60,6 +60,13 @@ int workers_setup(void)
 {
 	int ret;
 	struct starpu_conf *conf = &rt.conf;
+	/* The cores of the process's binding (STARPU_WORKERS_GETBIND), unless
+	 * the application names the workers' PUs. */
+	int getbind = 1;
+	const char *gb = getenv("STARPU_WORKERS_GETBIND");
+	if (gb && *gb && (ret = conf_env_flag("STARPU_WORKERS_GETBIND", &getbind)))
+		return ret;
+	topo_binding_update(getbind && !conf->use_explicit_workers_bindid);
 	struct device_spec devs[WORKERS_MAXDEVS];
 	int ndevs = workers_devices_setup(conf, devs, sizeof(devs) / sizeof(devs[0]));
 	if (ndevs < 0)
@@ -71,7 +78,7 @@ int workers_setup(void)
 		ndevworkers += (int) devs[d].nworkers;
 		devcores += (int) devs[d].host_cores;
 	}
-	unsigned ncores = topo_ncores(), npus = topo_npus();
+	unsigned ncores = topo_avail_ncores(), npus = topo_avail_npus();
 	int ncpus = conf->ncpus;
 	if (ncpus < 0)
 	{
@@ -88,10 +95,10 @@ int workers_setup(void)
 
 	unsigned nbind = conf->use_explicit_workers_bindid;
 	for (unsigned i = 0; i < nbind; i++)
-		if (conf->workers_bindid[i] >= npus)
+		if (conf->workers_bindid[i] >= topo_npus())
 		{
 			rt_error("starpu_init: STARPU_WORKERS_CPUID / conf.workers_bindid names processing unit %u, "
-				 "but this machine has %u (0..%u)", conf->workers_bindid[i], npus, npus - 1);
+				 "but this machine has %u (0..%u)", conf->workers_bindid[i], topo_npus(), topo_npus() - 1);
 			return -EINVAL;
 		}
 
@@ -163,7 +170,7 @@ int workers_setup(void)
 		if (nbind)
 			w->bindid = (int) conf->workers_bindid[i % nbind];
 		else
-			w->bindid = topo_core_first_pu((unsigned) i % ncores);
+			w->bindid = topo_avail_core_first_pu((unsigned) i);
 		w->hwloc_obj = topo_pu_obj(w->bindid);
 		snprintf(w->name, sizeof(w->name), "CPU %d", i);
 		snprintf(w->short_name, sizeof(w->short_name), "CPU%d", i);

@@ -60,6 +60,7 @@ struct worker
 	char short_name[16];
 	const struct drv_ops *drv;
 	int app_driven;			/* in conf.not_launched_drivers */
+	void *app_binding;		/* the driving application thread's binding before ours (topo_binding_save) */
 	os_thread_t thread;
 	int thread_started;
 	void *hwloc_obj;		/* hwloc_obj_t of the PU, or NULL */

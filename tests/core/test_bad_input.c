@@ -590,6 +590,8 @@ static void test_malformed_workers_cpuid(void)
 	expect_init_rejects("STARPU_WORKERS_CPUID", "", "STARPU_WORKERS_CPUID");
 	/* A processing unit this machine does not have. */
 	expect_init_rejects("STARPU_WORKERS_CPUID", "0 4096", "4096");
+	expect_init_rejects("STARPU_WORKERS_GETBIND", "yes", "yes");
+	expect_init_rejects("STARPU_WORKERS_GETBIND", "-1", "-1");
 }
 
 /* ---------------------------------------------------------------- cycles */

@@ -6,10 +6,15 @@
  * starpu_driver_deinit) or whole (starpu_driver_run in a thread of its own,
  * stopped with starpu_drivers_request_termination). The tasks must run on the
  * thread that drives the worker, which the codelet checks with pthread_self.
+ * The driving thread, bound to the worker's core meanwhile, gets its own
+ * CPU binding back when the driver stops (the next starpu_init reads it:
+ * STARPU_WORKERS_GETBIND).
  */
+#define _GNU_SOURCE
 #include <starpu.h>
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +82,8 @@ static void test_run_once_loop(void)
 {
 	reset_counters();
 	driver_thread = pthread_self();
+	cpu_set_t before, after;
+	CU_ASSERT_EQUAL_FATAL(sched_getaffinity(0, sizeof(before), &before), 0);
 	CU_ASSERT_EQUAL_FATAL(start_with_app_driver(), 0);
 	CU_ASSERT_EQUAL(starpu_cpu_worker_get_count(), 1);
 
@@ -117,6 +124,8 @@ static void test_run_once_loop(void)
 	/* everything is terminated: this returns at once */
 	CU_ASSERT_EQUAL(starpu_task_wait_for_all(), 0);
 	starpu_shutdown();
+	CU_ASSERT_EQUAL_FATAL(sched_getaffinity(0, sizeof(after), &after), 0);
+	CU_ASSERT(CPU_EQUAL(&before, &after));
 }
 
 struct run_args

@@ -2,7 +2,9 @@
  *
  * Worker counts, ids, types, names, device ids and memory nodes, as seen from
  * the application thread and from inside a codelet, and the CPU binding knobs
- * STARPU_WORKERS_NOBIND and STARPU_WORKERS_CPUID. The query suite shares one
+ * STARPU_WORKERS_NOBIND, STARPU_WORKERS_CPUID and STARPU_WORKERS_GETBIND
+ * (the workers stay inside the CPU binding of the thread calling
+ * starpu_init, as under mpirun --bind-to core). The query suite shares one
  * runtime with two CPU workers; the binding cases start their own.
  */
 #define _GNU_SOURCE
@@ -332,11 +334,107 @@ static const struct vtest_case query_cases[] =
 	VTEST_END
 };
 
+/* Starts the runtime with the default number of CPU workers (one per
+ * usable core) from a thread bound to CPU 1 alone. */
+static int start_bound_to_cpu1(const char *getbind)
+{
+	cpu_set_t one;
+	CPU_ZERO(&one);
+	CPU_SET(1, &one);
+	if (sched_setaffinity(0, sizeof(one), &one) != 0)
+		return -1;
+	const char *old = getenv("STARPU_WORKERS_GETBIND");
+	char *saved = old ? strdup(old) : NULL;
+	if (getbind)
+		setenv("STARPU_WORKERS_GETBIND", getbind, 1);
+	else
+		unsetenv("STARPU_WORKERS_GETBIND");
+	struct starpu_conf conf;
+	starpu_conf_init(&conf);
+	conf.ncpus = -1;
+	conf.ncuda = 0;
+	conf.nopencl = 0;
+	conf.precedence_over_environment_variables = 1;
+	int ret = starpu_init(&conf);
+	if (saved)
+		setenv("STARPU_WORKERS_GETBIND", saved, 1);
+	else
+		unsetenv("STARPU_WORKERS_GETBIND");
+	free(saved);
+	return ret;
+}
+
+/* A process bound to one core (mpirun --bind-to core) gets one worker on
+ * that core, by default; STARPU_WORKERS_GETBIND=0 ignores the binding (one
+ * worker per core of the machine, the first on CPU 0: StarPU 1.3's
+ * default). */
+static void test_getbind(void)
+{
+	cpu_set_t process_set;
+	int navail = usable_cpus(&process_set);
+	if (navail < 2 || !CPU_ISSET(0, &process_set) || !CPU_ISSET(1, &process_set))
+	{
+		printf("(needs CPUs 0 and 1) ");
+		return;
+	}
+	if (getenv("STARPU_WORKERS_NOBIND") || getenv("STARPU_WORKERS_CPUID") ||
+	    getenv("STARPU_NCPU") || getenv("STARPU_NCPUS"))
+	{
+		printf("(binding or worker variables set outside) ");
+		return;
+	}
+	/* Unbound: one worker per core of the machine. */
+	struct starpu_conf conf;
+	starpu_conf_init(&conf);
+	conf.ncuda = 0;
+	conf.nopencl = 0;
+	CU_ASSERT_EQUAL_FATAL(starpu_init(&conf), 0);
+	unsigned full = starpu_cpu_worker_get_count();
+	starpu_shutdown();
+	CU_ASSERT(full >= 2);
+
+	int ret = start_bound_to_cpu1(NULL);
+	if (ret == 0)
+	{
+		CU_ASSERT_EQUAL(starpu_cpu_worker_get_count(), 1);
+		CU_ASSERT_EQUAL(starpu_worker_get_bindid(0), 1);
+		struct seen s;
+		CU_ASSERT_EQUAL(run_on_worker(0, &s), 0);
+		CU_ASSERT(s.affinity_ok);
+		CU_ASSERT_EQUAL(CPU_COUNT(&s.affinity), 1);
+		CU_ASSERT(CPU_ISSET(1, &s.affinity));
+		starpu_shutdown();
+	}
+	int ret0 = start_bound_to_cpu1("0");
+	if (ret0 == 0)
+	{
+		CU_ASSERT_EQUAL(starpu_cpu_worker_get_count(), full);
+		CU_ASSERT_EQUAL(starpu_worker_get_bindid(0), 0);
+		starpu_shutdown();
+	}
+	sched_setaffinity(0, sizeof(process_set), &process_set);
+	CU_ASSERT_EQUAL(ret, 0);
+	CU_ASSERT_EQUAL(ret0, 0);
+	/* Unbound again: every core again. */
+	CU_ASSERT_EQUAL_FATAL(starpu_init(&conf), 0);
+	CU_ASSERT_EQUAL(starpu_cpu_worker_get_count(), full);
+	/* The application binding its thread through the runtime is the
+	 * application's binding too: the next init uses that core. */
+	starpu_sched_ctx_bind_current_thread_to_cpuid(1);
+	starpu_shutdown();
+	CU_ASSERT_EQUAL_FATAL(starpu_init(&conf), 0);
+	CU_ASSERT_EQUAL(starpu_cpu_worker_get_count(), 1);
+	CU_ASSERT_EQUAL(starpu_worker_get_bindid(0), 1);
+	starpu_shutdown();
+	sched_setaffinity(0, sizeof(process_set), &process_set);
+}
+
 static const struct vtest_case binding_cases[] =
 {
 	{ "default_binding", test_default_binding },
 	{ "nobind", test_nobind },
 	{ "workers_cpuid", test_workers_cpuid },
+	{ "getbind", test_getbind },
 	VTEST_END
 };
 
