@@ -85,6 +85,13 @@ static int sg_dev_deinit(struct worker *w)
 	return 0;
 }
 
+static void sleep_until(double end)
+{
+	double left = end - simgrid_get_clock();
+	if (left > 0)
+		sg_actor_sleep_for(left);
+}
+
 /* An event: the date its kernels end. */
 struct sg_event
 {
@@ -98,14 +105,28 @@ static int sg_dev_execute(struct worker *w, struct job *j)
 	if (ret)
 		return ret;
 	struct sg_queue *q = sg_core->version >= 3 && sg_core->may_queue(w, j) ? queue_of(w) : NULL;
-	if (!q)
+	/* A device whose engine also runs its copies: the kernel starts
+	 * when the copies queued there before it are done (node_sg.c). */
+	double *engine = sg_engine_of(sg_host_self());
+	if (!q && !engine)
 	{
 		if (us > 0)
 			sg_actor_sleep_for(us * 1e-6);
 		return 0;
 	}
 	double now = simgrid_get_clock();
-	q->end = (q->end > now ? q->end : now) + (us > 0 ? us * 1e-6 : 0.0);
+	double start = q && q->end > now ? q->end : now;
+	if (engine && *engine > start)
+		start = *engine;
+	double end = start + (us > 0 ? us * 1e-6 : 0.0);
+	if (engine)
+		*engine = end;
+	if (!q)
+	{
+		sleep_until(end);
+		return 0;
+	}
+	q->end = end;
 	return -EAGAIN;
 }
 
@@ -122,13 +143,6 @@ static int sg_event_test(void *ev)
 {
 	/* Within a picosecond: a sleep until the end may wake an ulp before. */
 	return simgrid_get_clock() >= ((struct sg_event *) ev)->end - 1e-12;
-}
-
-static void sleep_until(double end)
-{
-	double left = end - simgrid_get_clock();
-	if (left > 0)
-		sg_actor_sleep_for(left);
 }
 
 static int sg_event_wait(void *ev)

@@ -68,6 +68,16 @@ extern const struct drv_ops drv_sg_mpi_ms_ops;
 /* node_sg.c: memory nodes of simulated devices. */
 extern const struct drv_node_ops drv_sg_device_node_ops;
 int sg_route(const char *src_host, const char *dst_host, double *bandwidth, double *latency);
+/* A device whose copies run on the engine that runs its kernels (its
+ * host's property copies_on_compute=1: PoCL's CPU device, whose threads do
+ * both): the date (simulated seconds) that engine is busy until, which
+ * its kernels (driver_sg.c) and its copies (node_sg.c) push back one after
+ * the other. NULL for any other host. Actors run one at a time and no
+ * SimGrid call comes between reading and writing it. */
+/* The names perfmodel/dev_costs.h writes (vela calibrate-bus). */
+#define SG_PROP_COPIES_ON_COMPUTE "copies_on_compute"
+#define SG_PROP_FIRST_COPY_US_PER_MIB "first_copy_us_per_mib"
+double *sg_engine_of(sg_host_t host);
 
 /* boot.c */
 int sg_boot_hijack(const struct sim_boot *b, sim_main_fn main, int argc, char **argv, char **envp,

@@ -414,14 +414,16 @@ static void test_gpu_copy_order(void)
  * malloc_cost_us_per_mib=8, the 1 MB vector's allocation costs
  * 3 + 8 x 10^6 / 2^20 us; STARPU_SIMGRID_CUDA_MALLOC_COST, when set,
  * still wins. */
-static void test_costs_platform_malloc(void)
+/* Writes a copy of the 2cuda platform whose CUDA0 host has the lines
+ * props added, into path (a mkstemp template); 0 or -1. */
+static int platform_with(char *path, const char *props)
 {
-	NEED_SIMGRID();
-	char path[] = "/tmp/vtest_sim_platXXXXXX";
 	int fd = mkstemp(path);
-	CU_ASSERT_FATAL(fd >= 0);
+	if (fd < 0)
+		return -1;
 	FILE *in = fopen(VTEST_SIM_DATA "/2cuda.platform.v4.xml", "r"), *out = fdopen(fd, "w");
-	CU_ASSERT_FATAL(in && out);
+	if (!in || !out)
+		return -1;
 	char line[512];
 	int added = 0;
 	while (fgets(line, sizeof(line), in))
@@ -429,14 +431,21 @@ static void test_costs_platform_malloc(void)
 		fputs(line, out);
 		if (strstr(line, "<host id=\"CUDA0\""))
 		{
-			fputs("      <prop id=\"malloc_cost_us\" value=\"3\"/>\n", out);
-			fputs("      <prop id=\"malloc_cost_us_per_mib\" value=\"8\"/>\n", out);
+			fputs(props, out);
 			added = 1;
 		}
 	}
 	fclose(in);
 	fclose(out);
-	CU_ASSERT_FATAL(added);
+	return added ? 0 : -1;
+}
+
+static void test_costs_platform_malloc(void)
+{
+	NEED_SIMGRID();
+	char path[] = "/tmp/vtest_sim_platXXXXXX";
+	CU_ASSERT_FATAL(platform_with(path, "      <prop id=\"malloc_cost_us\" value=\"3\"/>\n"
+					    "      <prop id=\"malloc_cost_us_per_mib\" value=\"8\"/>\n") == 0);
 	char plat[600];
 	snprintf(plat, sizeof(plat), "STARPU_SIMGRID_PLATFORM=%s", path);
 	const char *measured[] = { "STARPU_SIMGRID=1", plat, "STARPU_SIMGRID_CUDA_MALLOC_COST", NULL };
@@ -449,6 +458,41 @@ static void test_costs_platform_malloc(void)
 	CU_ASSERT(m.ret == 0 && f.ret == 0);
 	CU_ASSERT(close_to(m.makespan, 3 + 8 * 1e6 / 1048576.0 + 1010 + GPU_TASK_US));
 	CU_ASSERT(close_to(f.makespan, 11 + 1010 + GPU_TASK_US));
+}
+
+/* A device whose copies run on the engine of its kernels (PoCL's CPU
+ * device; calibrate-bus writes copies_on_compute=1 on its host): the
+ * three independent tasks of test_gpu_pipeline no longer overlap their
+ * copies (1010 us) with the kernels (500 us): 3 x (1010 + 500), against
+ * 3 x 1010 + 500 on the same platform without the property.
+ * first_copy_us_per_mib=100: the first copy into a fresh allocation lasts
+ * 100 us per MiB more (1 MB: 95.37 us); the copy back to RAM, into the
+ * application's buffer, does not. */
+static void test_device_engine_first_copy(void)
+{
+	NEED_SIMGRID();
+	char shared[] = "/tmp/vtest_sim_platXXXXXX", first[] = "/tmp/vtest_sim_platXXXXXX";
+	CU_ASSERT_FATAL(platform_with(shared, "      <prop id=\"copies_on_compute\" value=\"1\"/>\n") == 0);
+	CU_ASSERT_FATAL(platform_with(first, "      <prop id=\"first_copy_us_per_mib\" value=\"100\"/>\n") == 0);
+	char ps[600], pf[600];
+	snprintf(ps, sizeof(ps), "STARPU_SIMGRID_PLATFORM=%s", shared);
+	snprintf(pf, sizeof(pf), "STARPU_SIMGRID_PLATFORM=%s", first);
+	const char *env_shared[] = { "STARPU_SIMGRID=1", ps, "VTEST_SIM_N=3", NULL };
+	const char *env_plain[] = { "STARPU_SIMGRID=1", GPU_PLATFORM, "VTEST_SIM_N=3", NULL };
+	const char *env_first[] = { "STARPU_SIMGRID=1", pf, NULL };
+	struct child s, p, f;
+	run_child("gpu-async", env_shared, &s);
+	run_child("gpu-async", env_plain, &p);
+	run_child("gpu", env_first, &f);
+	unlink(shared);
+	unlink(first);
+	CU_ASSERT(exited_ok(&s) && exited_ok(&p) && exited_ok(&f));
+	CU_ASSERT(s.ret == 0 && p.ret == 0 && f.ret == 0);
+	CU_ASSERT(close_to(s.makespan, 3 * (1010 + GPU_TASK_US)));
+	CU_ASSERT(close_to(p.makespan, 3 * 1010 + GPU_TASK_US));
+	double extra = 100 * 1e6 / 1048576.0;
+	CU_ASSERT(close_to(f.makespan, 1010 + extra + GPU_TASK_US));
+	CU_ASSERT(close_to(out_num(&f, "unregistered"), 1010 + extra + GPU_TASK_US + 1010));
 }
 
 /* The defaults (sim/README.md) are not zero: the same chain takes longer
@@ -677,6 +721,7 @@ static const struct vtest_case cases[] = {
 	{ "default costs", test_costs_defaults },
 	{ "GPU pipeline: asynchronous kernels overlap the next copies", test_gpu_pipeline },
 	{ "device allocation cost from the platform", test_costs_platform_malloc },
+	{ "copies on the kernels' engine, first copies into fresh buffers", test_device_engine_first_copy },
 	{ "a device's copies in the order started", test_gpu_copy_order },
 	{ "bad cost values", test_costs_bad },
 	{ "conf.vela_simulate: real, then simulated", test_conf_switch },
