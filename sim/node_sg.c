@@ -17,12 +17,15 @@
  * fetching its task's input waits, while prefetches run on the node's own
  * transfer thread (data/request.c). Bytes do not move: a device replicate
  * has no content, and RAM keeps what it had when data comes back from a
- * device (kernels do not run in simulation anyway).
+ * device (kernels do not run in simulation anyway). Two exceptions, from
+ * the platform: a device whose copies run on the engine of its kernels
+ * (copies_on_compute) copies there, between its kernels (engine_sg.c),
+ * and a device whose first copy into a fresh buffer is slower
+ * (first_copy_us_per_mib) makes it so.
  */
 #include "sim/sg_internal.h"
 #include "drivers/driver.h"
 
-#include <simgrid/engine.h>
 #include <simgrid/link.h>
 #include <simgrid/cond.h>
 #include <simgrid/mutex.h>
@@ -201,42 +204,12 @@ static int must_wait(const struct pending *me)
 
 static int route_of(sg_host_t from, sg_host_t to, double *bandwidth, double *latency);
 
-/* Devices whose copies and kernels share one engine (sg_internal.h):
- * each host is looked up once; its date is kept across sessions (a date
- * in the past means idle). */
-static struct
-{
-	sg_host_t host;
-	int shared;
-	double end;
-} engines[SG_MAX_DEVICES];
-static unsigned nengines;
-
-double *sg_engine_of(sg_host_t host)
-{
-	if (!host)
-		return NULL;
-	for (unsigned i = 0; i < nengines; i++)
-		if (engines[i].host == host)
-			return engines[i].shared ? &engines[i].end : NULL;
-	const char *v = sg_host_get_property_value(host, SG_PROP_COPIES_ON_COMPUTE);
-	int shared = v && !strcmp(v, "1");
-	if (nengines < SG_MAX_DEVICES)
-	{
-		engines[nengines].host = host;
-		engines[nengines].shared = shared;
-		engines[nengines].end = 0.0;
-		return engines[nengines++].shared ? &engines[nengines - 1].end : NULL;
-	}
-	return NULL;
-}
-
-/* A copy from or to a device whose engine also runs its kernels: it
- * takes the engine when what was queued there before it is done, for as
- * long as a lone copy over the route lasts (latency + bytes / bottleneck
- * bandwidth: the engine copies one buffer at a time, so nothing shares
- * the link), and the kernels queued after it start when it ends. */
-static void engine_copy(sg_host_t from, sg_host_t to, double *ef, double *et, size_t bytes, double extra)
+/* A copy from or to a device whose engine also runs its kernels
+ * (engine_sg.c): it runs there, one command at a time, for as long as a
+ * lone copy over the route lasts (latency + bytes / bottleneck bandwidth:
+ * the engine copies one buffer at a time, so nothing shares the link). */
+static void engine_copy(sg_host_t from, sg_host_t to, struct sg_engine *ef, struct sg_engine *et, size_t bytes,
+			double extra)
 {
 	double bw, lat;
 	if (route_of(from, to, &bw, &lat) || !(bw > 0))
@@ -246,19 +219,7 @@ static void engine_copy(sg_host_t from, sg_host_t to, double *ef, double *et, si
 			sg_actor_sleep_for(extra);
 		return;
 	}
-	double start = simgrid_get_clock();
-	if (ef && *ef > start)
-		start = *ef;
-	if (et && *et > start)
-		start = *et;
-	double end = start + lat + (double) bytes / bw + extra;
-	if (ef)
-		*ef = end;
-	if (et)
-		*et = end;
-	double left = end - simgrid_get_clock();
-	if (left > 0)
-		sg_actor_sleep_for(left);
+	sg_engine_copy(ef, et, lat + (double) bytes / bw + extra);
 }
 
 /* extra: what the copy takes beyond the route's time (s; a first copy
@@ -291,7 +252,7 @@ static int transfer(unsigned src_node, unsigned dst_node, size_t bytes, double e
 		sg_cond_wait(pend_cond, pend_mutex);
 	sg_mutex_unlock(pend_mutex);
 
-	double *ef = sg_engine_of(from), *et = sg_engine_of(to);
+	struct sg_engine *ef = sg_engine_of(from), *et = sg_engine_of(to);
 	if (ef || et)
 		engine_copy(from, to, ef, et, bytes, extra);
 	else

@@ -231,7 +231,7 @@ static int check_elem(struct checker *c, const struct elem *e)
 				return bad(c, line, "host %s has %.*s='%s': a cost must be a non-negative number of microseconds",
 					   c->host, (int) id->vlen, id->value, v);
 		}
-		/* A device whose copies run on the engine of its kernels. */
+		/* A device whose copies run on the engine of its kernels (0 or 1). */
 		if (c->in_host && id->vlen == 17 && !strncmp(id->value, "copies_on_compute", 17) &&
 		    !(value->vlen == 1 && (value->value[0] == '0' || value->value[0] == '1')))
 			return bad(c, line, "host %s has copies_on_compute='%.*s': it must be 0 or 1", c->host,
