@@ -120,7 +120,9 @@ out:
 }
 
 /* The first copy's extra per MiB on node, through sizes of 1 and 8 MiB
- * (those the node can hold REPS times over): 0, or a negative errno. */
+ * (those the node can hold REPS times over, with room to spare): 0, 1
+ * when the node is too small for any (nothing measured), or a negative
+ * errno. */
 static int measure_first_copy(unsigned node)
 {
 	static const size_t sizes[] = { 1 * MIB, 8 * MIB };
@@ -139,7 +141,7 @@ static int measure_first_copy(unsigned node)
 		sxx += x * x;
 	}
 	if (!(sxx > 0))
-		return -ENOMEM;
+		return 1;
 	pm_dev_costs[node].first_copy_us_per_mib = sxy / sxx;
 	pm_dev_costs[node].first_measured = 1;
 	return 0;
@@ -182,7 +184,7 @@ int pm_dev_costs_measure(void)
 		pm_dev_costs_fit(x, y, n, &pm_dev_costs[node].fixed_us, &pm_dev_costs[node].per_mib_us);
 		pm_dev_costs[node].measured = 1;
 		int r = measure_first_copy(node);
-		if (r)
+		if (r < 0)
 		{
 			rt_warn("bus calibration: copying into fresh buffers on memory node %u (%s) failed; the cost of "
 				"a first copy there is not measured", node, mem_nodes[node].name);
