@@ -76,12 +76,25 @@ static void fresh_add(uint64_t addr, uint64_t size, double us_per_mib)
 {
 	if (nfresh == fresh_cap)
 	{
-		size_t cap = fresh_cap ? 2 * fresh_cap : 256;
-		struct fresh *f = realloc(fresh, cap * sizeof(*f));
-		if (!f)
-			return;	/* the copy will just not pay the extra */
-		fresh = f;
-		fresh_cap = cap;
+		/* Full: spent entries out first (the order stays), and more
+		 * room only if that freed less than half. */
+		size_t n = 0;
+		for (size_t i = 0; i < nfresh; i++)
+			if (fresh[i].us_per_mib > 0)
+				fresh[n++] = fresh[i];
+		nfresh = n;
+		if (!fresh_cap || nfresh > fresh_cap / 2)
+		{
+			size_t cap = fresh_cap ? 2 * fresh_cap : 256;
+			struct fresh *f = realloc(fresh, cap * sizeof(*f));
+			if (!f && nfresh == fresh_cap)
+				return;	/* the copy will just not pay the extra */
+			if (f)
+			{
+				fresh = f;
+				fresh_cap = cap;
+			}
+		}
 	}
 	fresh[nfresh++] = (struct fresh){ .addr = addr, .size = size, .us_per_mib = us_per_mib };
 }
