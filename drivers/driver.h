@@ -150,6 +150,12 @@ struct drv_device
 	 * workers (version 3): 0 means one per worker (a GPU's threads
 	 * feed it all the time); an MPI slave's mostly wait, 1 for all. */
 	unsigned host_cores;
+	/* Whether the device runs its copies on the engine that runs its
+	 * kernels, one after the other (version 3; 0: copies overlap
+	 * kernels, as on GPUs with copy engines). PoCL's CPU device: its
+	 * threads do both. Written into the platform file for the
+	 * simulation (perfmodel/dev_costs.h). */
+	unsigned copies_on_compute;
 };
 
 /* A kind of device (drivers/<kind>/). setup finds the devices this run

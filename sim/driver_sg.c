@@ -22,7 +22,10 @@
  * A queued kernel starts when the one before it ends, or at once; its
  * event is that end, which the worker tests against the clock or sleeps
  * until. Without a pipeline, or for a synchronous codelet, the worker waits
- * the duration itself, as before.
+ * the duration itself, as before. A device whose copies run on the engine
+ * of its kernels (copies_on_compute) queues its kernels on that engine
+ * instead (engine_sg.c), where a copy may move those not started yet: its
+ * events then follow their kernel.
  */
 #include "sim/sg_internal.h"
 #include "drivers/driver.h"
@@ -50,6 +53,10 @@ struct sg_queue
 {
 	const struct worker *w;
 	double end;
+	/* On a device whose engine also runs its copies (engine_sg.c): the
+	 * last kernel queued (a reference), whose end moves when a copy
+	 * goes before it; end is then unused. */
+	struct sg_kernel *last;
 };
 static struct sg_queue queues[STARPU_NMAXWORKERS];
 static unsigned nqueues;
@@ -61,7 +68,7 @@ static struct sg_queue *queue_of(const struct worker *w)
 			return &queues[i];
 	if (nqueues == STARPU_NMAXWORKERS)
 		return NULL;
-	queues[nqueues] = (struct sg_queue){ .w = w, .end = 0.0 };
+	queues[nqueues] = (struct sg_queue){ .w = w, .end = 0.0, .last = NULL };
 	return &queues[nqueues++];
 }
 
@@ -71,6 +78,8 @@ static int sg_dev_init(struct worker *w)
 	if (!q)
 		return -ENOMEM;
 	q->end = 0.0;
+	sg_kernel_put(q->last);
+	q->last = NULL;
 	return 0;
 }
 
@@ -79,16 +88,26 @@ static int sg_dev_deinit(struct worker *w)
 	for (unsigned i = 0; i < nqueues; i++)
 		if (queues[i].w == w)
 		{
+			sg_kernel_put(queues[i].last);
 			queues[i] = queues[--nqueues];
 			break;
 		}
 	return 0;
 }
 
-/* An event: the date its kernels end. */
+static void sleep_until(double end)
+{
+	double left = end - simgrid_get_clock();
+	if (left > 0)
+		sg_actor_sleep_for(left);
+}
+
+/* An event: the date its kernels end, or on a device whose engine runs
+ * its copies too, its last kernel (a reference), whose end may move. */
 struct sg_event
 {
 	double end;
+	struct sg_kernel *k;
 };
 
 static int sg_dev_execute(struct worker *w, struct job *j)
@@ -98,6 +117,23 @@ static int sg_dev_execute(struct worker *w, struct job *j)
 	if (ret)
 		return ret;
 	struct sg_queue *q = sg_core->version >= 3 && sg_core->may_queue(w, j) ? queue_of(w) : NULL;
+	/* A device whose engine also runs its copies (engine_sg.c). */
+	struct sg_engine *engine = sg_engine_of(sg_host_self());
+	if (engine)
+	{
+		struct sg_kernel *k = sg_engine_kernel(engine, us > 0 ? us * 1e-6 : 0.0);
+		if (!k)
+			return -ENOMEM;
+		if (!q)
+		{
+			sg_kernel_wait(k);
+			sg_kernel_put(k);
+			return 0;
+		}
+		sg_kernel_put(q->last);
+		q->last = k;
+		return -EAGAIN;
+	}
 	if (!q)
 	{
 		if (us > 0)
@@ -114,38 +150,43 @@ static void *sg_event_record(struct worker *w)
 	struct sg_queue *q = queue_of(w);
 	struct sg_event *ev = malloc(sizeof(*ev));
 	if (ev)
+	{
 		ev->end = q ? q->end : 0.0;
+		ev->k = q ? sg_kernel_get(q->last) : NULL;
+	}
 	return ev;
 }
 
 static int sg_event_test(void *ev)
 {
 	/* Within a picosecond: a sleep until the end may wake an ulp before. */
-	return simgrid_get_clock() >= ((struct sg_event *) ev)->end - 1e-12;
-}
-
-static void sleep_until(double end)
-{
-	double left = end - simgrid_get_clock();
-	if (left > 0)
-		sg_actor_sleep_for(left);
+	const struct sg_event *e = ev;
+	return simgrid_get_clock() >= (e->k ? sg_kernel_end(e->k) : e->end) - 1e-12;
 }
 
 static int sg_event_wait(void *ev)
 {
-	sleep_until(((struct sg_event *) ev)->end);
+	const struct sg_event *e = ev;
+	if (e->k)
+		sg_kernel_wait(e->k);
+	else
+		sleep_until(e->end);
 	return 0;
 }
 
 static void sg_event_release(void *ev)
 {
+	if (ev)
+		sg_kernel_put(((struct sg_event *) ev)->k);
 	free(ev);
 }
 
 static int sg_dev_sync(struct worker *w)
 {
 	struct sg_queue *q = queue_of(w);
-	if (q)
+	if (q && q->last)
+		sg_kernel_wait(q->last);
+	else if (q)
 		sleep_until(q->end);
 	return 0;
 }

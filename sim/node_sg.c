@@ -17,7 +17,11 @@
  * fetching its task's input waits, while prefetches run on the node's own
  * transfer thread (data/request.c). Bytes do not move: a device replicate
  * has no content, and RAM keeps what it had when data comes back from a
- * device (kernels do not run in simulation anyway).
+ * device (kernels do not run in simulation anyway). Two exceptions, from
+ * the platform: a device whose copies run on the engine of its kernels
+ * (copies_on_compute) copies there, between its kernels (engine_sg.c),
+ * and a device whose first copy into a fresh buffer is slower
+ * (first_copy_us_per_mib) makes it so.
  */
 #include "sim/sg_internal.h"
 #include "drivers/driver.h"
@@ -30,6 +34,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Fake device addresses: a monotonic counter, so every allocation of the
@@ -38,20 +43,107 @@
 #define SG_FAKE_ALIGN 4096ull
 static uint64_t fake_next = SG_FAKE_BASE;
 
+static sg_host_t node_host(unsigned node);
+
+/*
+ * Fresh allocations. On a device whose host says first_copy_us_per_mib
+ * (vela calibrate-bus measures it: the first copy into a fresh buffer is
+ * slower than later ones where the driver allocates lazily, PoCL), the
+ * first copy into each allocation lasts that much longer per MiB copied.
+ * Such allocations are listed by address, which only grows (fake_next),
+ * so the list stays sorted; an entry is spent by its first copy or its
+ * free. Actors run one at a time, and nothing here calls SimGrid between
+ * reading and writing the list.
+ */
+struct fresh
+{
+	uint64_t addr, size;
+	double us_per_mib;
+};
+static struct fresh *fresh;
+static size_t nfresh, fresh_cap;
+
+/* The host's first_copy_us_per_mib, or 0 (checked at load). */
+static double first_copy_cost(unsigned node)
+{
+	sg_host_t h = node_host(node);
+	const char *v = h ? sg_host_get_property_value(h, SG_PROP_FIRST_COPY_US_PER_MIB) : NULL;
+	double d = v ? strtod(v, NULL) : 0.0;
+	return d > 0.0 ? d : 0.0;
+}
+
+static void fresh_add(uint64_t addr, uint64_t size, double us_per_mib)
+{
+	if (nfresh == fresh_cap)
+	{
+		/* Full: spent entries out first (the order stays), and more
+		 * room only if that freed less than half. */
+		size_t n = 0;
+		for (size_t i = 0; i < nfresh; i++)
+			if (fresh[i].us_per_mib > 0)
+				fresh[n++] = fresh[i];
+		nfresh = n;
+		if (!fresh_cap || nfresh > fresh_cap / 2)
+		{
+			size_t cap = fresh_cap ? 2 * fresh_cap : 256;
+			struct fresh *f = realloc(fresh, cap * sizeof(*f));
+			if (!f && nfresh == fresh_cap)
+				return;	/* the copy will just not pay the extra */
+			if (f)
+			{
+				fresh = f;
+				fresh_cap = cap;
+			}
+		}
+	}
+	fresh[nfresh++] = (struct fresh){ .addr = addr, .size = size, .us_per_mib = us_per_mib };
+}
+
+/* The entry holding addr, or NULL. */
+static struct fresh *fresh_find(uint64_t addr)
+{
+	size_t lo = 0, hi = nfresh;
+	while (lo < hi)
+	{
+		size_t mid = lo + (hi - lo) / 2;
+		if (fresh[mid].addr + fresh[mid].size <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < nfresh && fresh[lo].addr <= addr && addr < fresh[lo].addr + fresh[lo].size ? &fresh[lo] : NULL;
+}
+
+/* What a copy of bytes into dst adds for being the first there (s). */
+static double first_copy_extra(uint64_t dst, size_t bytes)
+{
+	struct fresh *f = nfresh ? fresh_find(dst) : NULL;
+	if (!f || !(f->us_per_mib > 0))
+		return 0.0;
+	double us = f->us_per_mib * (double) bytes / (double) (1u << 20);
+	f->us_per_mib = 0.0;	/* spent */
+	return us * 1e-6;
+}
+
 static uintptr_t sg_node_malloc(unsigned node, size_t size, int flags)
 {
-	(void) node;
 	(void) flags;
 	uint64_t span = ((uint64_t) size + SG_FAKE_ALIGN) & ~(SG_FAKE_ALIGN - 1);
-	return (uintptr_t) __atomic_fetch_add(&fake_next, span, __ATOMIC_RELAXED);
+	uint64_t addr = __atomic_fetch_add(&fake_next, span, __ATOMIC_RELAXED);
+	double c = first_copy_cost(node);
+	if (c > 0.0)
+		fresh_add(addr, size ? size : 1, c);
+	return (uintptr_t) addr;
 }
 
 static void sg_node_free(unsigned node, uintptr_t addr, size_t size, int flags)
 {
 	(void) node;
-	(void) addr;
 	(void) size;
 	(void) flags;
+	struct fresh *f = nfresh ? fresh_find(addr) : NULL;
+	if (f)
+		f->us_per_mib = 0.0;
 }
 
 static sg_host_t node_host(unsigned node)
@@ -123,7 +215,29 @@ static int must_wait(const struct pending *me)
 	return 0;
 }
 
-static int transfer(unsigned src_node, unsigned dst_node, size_t bytes)
+static int route_of(sg_host_t from, sg_host_t to, double *bandwidth, double *latency);
+
+/* A copy from or to a device whose engine also runs its kernels
+ * (engine_sg.c): it runs there, one command at a time, for as long as a
+ * lone copy over the route lasts (latency + bytes / bottleneck bandwidth:
+ * the engine copies one buffer at a time, so nothing shares the link). */
+static void engine_copy(sg_host_t from, sg_host_t to, struct sg_engine *ef, struct sg_engine *et, size_t bytes,
+			double extra)
+{
+	double bw, lat;
+	if (route_of(from, to, &bw, &lat) || !(bw > 0))
+	{
+		sg_host_sendto(from, to, (double) bytes);
+		if (extra > 0)
+			sg_actor_sleep_for(extra);
+		return;
+	}
+	sg_engine_copy(ef, et, lat + (double) bytes / bw + extra);
+}
+
+/* extra: what the copy takes beyond the route's time (s; a first copy
+ * into a fresh allocation). */
+static int transfer(unsigned src_node, unsigned dst_node, size_t bytes, double extra)
 {
 	sg_host_t from = node_host(src_node), to = node_host(dst_node);
 	if (!from || !to)
@@ -151,7 +265,15 @@ static int transfer(unsigned src_node, unsigned dst_node, size_t bytes)
 		sg_cond_wait(pend_cond, pend_mutex);
 	sg_mutex_unlock(pend_mutex);
 
-	sg_host_sendto(from, to, (double) bytes);
+	struct sg_engine *ef = sg_engine_of(from), *et = sg_engine_of(to);
+	if (ef || et)
+		engine_copy(from, to, ef, et, bytes, extra);
+	else
+	{
+		sg_host_sendto(from, to, (double) bytes);
+		if (extra > 0)
+			sg_actor_sleep_for(extra);
+	}
 
 	sg_mutex_lock(pend_mutex);
 	struct pending **pp = &pend_head, *prev = NULL;
@@ -174,10 +296,8 @@ static int sg_node_copy(uintptr_t src, size_t src_offset, unsigned src_node, uin
 {
 	(void) src;
 	(void) src_offset;
-	(void) dst;
-	(void) dst_offset;
 	(void) async;
-	return transfer(src_node, dst_node, size);
+	return transfer(src_node, dst_node, size, first_copy_extra((uint64_t) dst + dst_offset, size));
 }
 
 /* A strided copy is one DMA of all its blocks, as cudaMemcpy2D. */
@@ -187,12 +307,10 @@ static int sg_node_copy2d(uintptr_t src, size_t src_offset, unsigned src_node, u
 {
 	(void) src;
 	(void) src_offset;
-	(void) dst;
-	(void) dst_offset;
 	(void) ld_src;
 	(void) ld_dst;
 	(void) async;
-	return transfer(src_node, dst_node, blocksize * numblocks);
+	return transfer(src_node, dst_node, blocksize * numblocks, first_copy_extra((uint64_t) dst + dst_offset, blocksize * numblocks));
 }
 
 const struct drv_node_ops drv_sg_device_node_ops = {
@@ -205,12 +323,10 @@ const struct drv_node_ops drv_sg_device_node_ops = {
 	.copy2d = sg_node_copy2d,
 };
 
-/* The route's links, for its bottleneck and its latency. */
-int sg_route(const char *src_host, const char *dst_host, double *bandwidth, double *latency)
+/* The route's links between two hosts, for its bottleneck and its
+ * latency: 0, or -ENOENT without a route. */
+static int route_of(sg_host_t from, sg_host_t to, double *bandwidth, double *latency)
 {
-	sg_host_t from = sg_host_named(src_host), to = sg_host_named(dst_host);
-	if (!from || !to)
-		return -ENOENT;
 	xbt_dynar_t links = xbt_dynar_new(sizeof(sg_link_t), NULL);
 	if (sg_route_links(from, to, links))
 	{
@@ -233,4 +349,12 @@ int sg_route(const char *src_host, const char *dst_host, double *bandwidth, doub
 	*bandwidth = bw;
 	*latency = lat;
 	return 0;
+}
+
+int sg_route(const char *src_host, const char *dst_host, double *bandwidth, double *latency)
+{
+	sg_host_t from = sg_host_named(src_host), to = sg_host_named(dst_host);
+	if (!from || !to)
+		return -ENOENT;
+	return route_of(from, to, bandwidth, latency);
 }

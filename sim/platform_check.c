@@ -219,7 +219,8 @@ static int check_elem(struct checker *c, const struct elem *e)
 		}
 		/* A device's measured allocation cost (vela calibrate-bus). */
 		if (c->in_host && ((id->vlen == 14 && !strncmp(id->value, "malloc_cost_us", 14)) ||
-				   (id->vlen == 22 && !strncmp(id->value, "malloc_cost_us_per_mib", 22))))
+				   (id->vlen == 22 && !strncmp(id->value, "malloc_cost_us_per_mib", 22)) ||
+				   (id->vlen == 21 && !strncmp(id->value, "first_copy_us_per_mib", 21))))
 		{
 			char v[64];
 			snprintf(v, sizeof(v), "%.*s", (int) (value->vlen < 63 ? value->vlen : 63), value->value);
@@ -230,6 +231,11 @@ static int check_elem(struct checker *c, const struct elem *e)
 				return bad(c, line, "host %s has %.*s='%s': a cost must be a non-negative number of microseconds",
 					   c->host, (int) id->vlen, id->value, v);
 		}
+		/* A device whose copies run on the engine of its kernels (0 or 1). */
+		if (c->in_host && id->vlen == 17 && !strncmp(id->value, "copies_on_compute", 17) &&
+		    !(value->vlen == 1 && (value->value[0] == '0' || value->value[0] == '1')))
+			return bad(c, line, "host %s has copies_on_compute='%.*s': it must be 0 or 1", c->host,
+				   (int) (value->vlen < 63 ? value->vlen : 63), value->value);
 	}
 	return 0;
 }

@@ -68,6 +68,28 @@ extern const struct drv_ops drv_sg_mpi_ms_ops;
 /* node_sg.c: memory nodes of simulated devices. */
 extern const struct drv_node_ops drv_sg_device_node_ops;
 int sg_route(const char *src_host, const char *dst_host, double *bandwidth, double *latency);
+/* engine_sg.c: a device whose copies run on the engine that runs its
+ * kernels (its host's property copies_on_compute=1: PoCL's CPU device,
+ * whose threads do both), one command at a time; NULL for any other host.
+ * Its kernels are queued with sg_engine_kernel (a reference for the
+ * caller, released with sg_kernel_put), and end when sg_kernel_end says
+ * (a copy queued before they start moves them); sg_engine_copy blocks
+ * the calling actor for a copy of that many seconds on one or two such
+ * engines (the other NULL). */
+/* The names perfmodel/dev_costs.h writes (vela calibrate-bus). */
+#define SG_PROP_COPIES_ON_COMPUTE "copies_on_compute"
+#define SG_PROP_FIRST_COPY_US_PER_MIB "first_copy_us_per_mib"
+struct sg_engine;
+struct sg_kernel;
+struct sg_engine *sg_engine_of(sg_host_t host);
+struct sg_kernel *sg_engine_kernel(struct sg_engine *e, double seconds);
+double sg_engine_last_end(struct sg_engine *e);
+void sg_engine_copy(struct sg_engine *a, struct sg_engine *b, double seconds);
+struct sg_kernel *sg_kernel_get(struct sg_kernel *k);
+void sg_kernel_put(struct sg_kernel *k);
+double sg_kernel_end(const struct sg_kernel *k);
+/* Sleeps until k ends, however often a copy moves it. */
+void sg_kernel_wait(const struct sg_kernel *k);
 
 /* boot.c */
 int sg_boot_hijack(const struct sim_boot *b, sim_main_fn main, int argc, char **argv, char **envp,

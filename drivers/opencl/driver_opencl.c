@@ -217,6 +217,10 @@ static int opencl_setup(const struct starpu_conf *conf, struct drv_device *out, 
 		out[n].devid = candidates[i];
 		out[n].nworkers = 1;
 		out[n].memsize = d->global_mem ? (ssize_t) d->global_mem : -1;
+		/* A CPU device's copies are memcpy calls made by the threads
+		 * that run its kernels (PoCL: a copy queued while a kernel runs
+		 * starts when the kernel ends, on any of its queues). */
+		out[n].copies_on_compute = (d->type & CL_DEVICE_TYPE_CPU) != 0;
 		snprintf(out[n].name, sizeof(out[n].name), "%s", d->name);
 		n++;
 	}

@@ -7,6 +7,7 @@
 #include "core/sim_loader.h"
 #include "data/memory.h"
 #include "drivers/driver.h"
+#include "perfmodel/dev_costs.h"
 #include "sim/sim.h"
 
 #include <stdio.h>
@@ -78,6 +79,8 @@ static unsigned devices_wanted(int conf_n, unsigned avail, const char *what, con
 static int real_devices_setup(const struct starpu_conf *conf, struct device_spec *out, unsigned max)
 {
 	unsigned n = 0;
+	for (unsigned i = 0; i < STARPU_MAXNODES; i++)
+		pm_dev_costs[i].copies_on_compute = 0;
 	for (const struct drv_device_kind *const *k = drv_device_kinds; *k && n < max; k++)
 	{
 		struct drv_device found[WORKERS_MAXDEVS];
@@ -95,6 +98,8 @@ static int real_devices_setup(const struct starpu_conf *conf, struct device_spec
 			int node = memory_node_add((*k)->node_kind, found[i].devid, (*k)->node_ops, NULL, found[i].memsize, name);
 			if (node < 0)
 				return node;
+			if (node < STARPU_MAXNODES)
+				pm_dev_costs[node].copies_on_compute = found[i].copies_on_compute != 0;
 			out[n].arch = (*k)->arch;
 			out[n].devid = found[i].devid;
 			out[n].node = (unsigned) node;

@@ -10,7 +10,10 @@
  *     "OpenCL<i>" for devices, "MPI_MS<i>" for MPI slaves' memory, "DISK<i>"
  *     for disks, with properties
  *     memsize (bytes) and, for devices, model, and where measured
- *     malloc_cost_us and malloc_cost_us_per_mib (dev_costs.h);
+ *     malloc_cost_us, malloc_cost_us_per_mib and first_copy_us_per_mib
+ *     (dev_costs.h), and
+ *     copies_on_compute=1 for a device whose copies run on the engine of
+ *     its kernels (PoCL's CPU device);
  *   - an MPI slave's cores: "MPI_MS<i>_CPU<k>", one per worker it runs;
  *   - per ordered pair of memory nodes a link "<src>-<dst>" with the
  *     measured bandwidth and latency, and the route through it;
@@ -101,6 +104,13 @@ int pm_platform_write(FILE *f, const struct pm_bus *b)
 			fprintf(f, "      <prop id=\"%s\" value=\"%.3f\"/>\n      <prop id=\"%s\" value=\"%.4f\"/>\n",
 				PM_PROP_MALLOC_US, pm_dev_costs[n].fixed_us, PM_PROP_MALLOC_US_PER_MIB,
 				pm_dev_costs[n].per_mib_us);
+		if (n < STARPU_MAXNODES && pm_dev_costs[n].first_measured)
+			fprintf(f, "      <prop id=\"%s\" value=\"%.2f\"/>\n", PM_PROP_FIRST_COPY_US_PER_MIB,
+				pm_dev_costs[n].first_copy_us_per_mib);
+		/* Copies on the engine of the kernels (dev_costs.h). */
+		if (n < STARPU_MAXNODES && pm_dev_costs[n].copies_on_compute &&
+		    (mem_nodes[n].kind == STARPU_CUDA_RAM || mem_nodes[n].kind == STARPU_OPENCL_RAM))
+			fprintf(f, "      <prop id=\"%s\" value=\"1\"/>\n", PM_PROP_COPIES_ON_COMPUTE);
 		fprintf(f, "    </host>\n");
 		/* An MPI slave's cores: a host per worker it runs. */
 		if (n < mem_nnodes && mem_nodes[n].kind == STARPU_MPI_MS_RAM)

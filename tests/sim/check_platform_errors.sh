@@ -8,7 +8,8 @@
 # routing=, a <prop> without a value, a route over a link of bandwidth 0
 # or less (an unused one is harmless: StarPU's files have one), a RAM
 # memsize of -1, 0 or "lots", a malloc_cost_us (or _per_mib) that is not
-# a non-negative number. Before, SimGrid killed the process
+# a non-negative number, and likewise a first_copy_us_per_mib, a
+# copies_on_compute other than 0 or 1. Before, SimGrid killed the process
 # (SIGABRT), or the run went on. The unchanged file still runs.
 # Skipped (77) when the SimGrid plugin was not built.
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -84,6 +85,15 @@ done
 case_ malloc-per-mib 22 "host RAM has malloc_cost_us_per_mib='1e999': a cost must be a non-negative number" \
 	'21a\
       <prop id="malloc_cost_us_per_mib" value="1e999"/>'
+case_ first-copy 22 "host RAM has first_copy_us_per_mib='-2': a cost must be a non-negative number" \
+	'21a\
+      <prop id="first_copy_us_per_mib" value="-2"/>'
+# Whether a device's copies run on the engine of its kernels: 0 or 1.
+for m in 2 yes; do
+	case_ "copies-on-compute-$m" 22 "host RAM has copies_on_compute='$m': it must be 0 or 1" \
+		"21a\\
+      <prop id=\"copies_on_compute\" value=\"$m\"/>"
+done
 
 # The file as it is runs, in both boots.
 for boot in hijack attach; do

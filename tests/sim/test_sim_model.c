@@ -175,6 +175,40 @@ static struct starpu_codelet gpu0_cl = {
 	.name = "gpu0",
 };
 
+/* Two kernels on one 1 MB vector on CUDA0, queued together; 1220.7 us in,
+ * while the first runs, the main thread fetches another 1 MB vector to
+ * CUDA0 and prints when that copy ended ("fetched"). */
+static int gpu_engine(double *makespan)
+{
+	const uint32_t elems = 125000;
+	double *v = calloc(elems, sizeof(double)), *u = calloc(elems, sizeof(double));
+	starpu_data_handle_t h, g;
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t) v, elems, sizeof(double));
+	starpu_vector_data_register(&g, STARPU_MAIN_RAM, (uintptr_t) u, elems, sizeof(double));
+	double t0 = starpu_timing_now();
+	int ret = 0;
+	for (int i = 0; i < 2 && !ret; i++)
+	{
+		struct starpu_task *t = starpu_task_create();
+		t->cl = &gpu_cl;
+		t->handles[0] = h;
+		t->execute_on_a_specific_worker = 1;
+		t->workerid = 0;
+		ret = starpu_task_submit(t);
+	}
+	starpu_sleep(0x1.4p-10f);	/* 1220.703125 us, exact in a float */
+	if (!ret)
+		ret = starpu_data_fetch_on_node(g, starpu_worker_get_memory_node(0), 0);
+	printf("fetched=%.17g\n", starpu_timing_now() - t0);
+	starpu_task_wait_for_all();
+	*makespan = starpu_timing_now() - t0;
+	starpu_data_unregister(h);
+	starpu_data_unregister(g);
+	free(v);
+	free(u);
+	return ret;
+}
+
 static int gpu_behind_prefetches(double *makespan)
 {
 	const uint32_t elems = 125000;
@@ -259,6 +293,8 @@ static int child_main(const char *scenario)
 		ret = gpu_round_trip(&makespan);
 	else if (!strcmp(scenario, "gpu-fifo"))
 		ret = gpu_behind_prefetches(&makespan);
+	else if (!strcmp(scenario, "gpu-engine"))
+		ret = gpu_engine(&makespan);
 	else if (!strcmp(scenario, "gpu-async") || !strcmp(scenario, "gpu-sync"))
 		ret = gpu_independent(!strcmp(scenario, "gpu-async") ? &gpu_cl : &gpu_sync_cl, n, &makespan);
 	printf("sim=%d nworkers=%u makespan=%.17g executed=%d submit=%d\n", vela_is_simulated(),
@@ -414,14 +450,16 @@ static void test_gpu_copy_order(void)
  * malloc_cost_us_per_mib=8, the 1 MB vector's allocation costs
  * 3 + 8 x 10^6 / 2^20 us; STARPU_SIMGRID_CUDA_MALLOC_COST, when set,
  * still wins. */
-static void test_costs_platform_malloc(void)
+/* Writes a copy of the 2cuda platform whose CUDA0 host has the lines
+ * props added, into path (a mkstemp template); 0 or -1. */
+static int platform_with(char *path, const char *props)
 {
-	NEED_SIMGRID();
-	char path[] = "/tmp/vtest_sim_platXXXXXX";
 	int fd = mkstemp(path);
-	CU_ASSERT_FATAL(fd >= 0);
+	if (fd < 0)
+		return -1;
 	FILE *in = fopen(VTEST_SIM_DATA "/2cuda.platform.v4.xml", "r"), *out = fdopen(fd, "w");
-	CU_ASSERT_FATAL(in && out);
+	if (!in || !out)
+		return -1;
 	char line[512];
 	int added = 0;
 	while (fgets(line, sizeof(line), in))
@@ -429,14 +467,21 @@ static void test_costs_platform_malloc(void)
 		fputs(line, out);
 		if (strstr(line, "<host id=\"CUDA0\""))
 		{
-			fputs("      <prop id=\"malloc_cost_us\" value=\"3\"/>\n", out);
-			fputs("      <prop id=\"malloc_cost_us_per_mib\" value=\"8\"/>\n", out);
+			fputs(props, out);
 			added = 1;
 		}
 	}
 	fclose(in);
 	fclose(out);
-	CU_ASSERT_FATAL(added);
+	return added ? 0 : -1;
+}
+
+static void test_costs_platform_malloc(void)
+{
+	NEED_SIMGRID();
+	char path[] = "/tmp/vtest_sim_platXXXXXX";
+	CU_ASSERT_FATAL(platform_with(path, "      <prop id=\"malloc_cost_us\" value=\"3\"/>\n"
+					    "      <prop id=\"malloc_cost_us_per_mib\" value=\"8\"/>\n") == 0);
 	char plat[600];
 	snprintf(plat, sizeof(plat), "STARPU_SIMGRID_PLATFORM=%s", path);
 	const char *measured[] = { "STARPU_SIMGRID=1", plat, "STARPU_SIMGRID_CUDA_MALLOC_COST", NULL };
@@ -449,6 +494,54 @@ static void test_costs_platform_malloc(void)
 	CU_ASSERT(m.ret == 0 && f.ret == 0);
 	CU_ASSERT(close_to(m.makespan, 3 + 8 * 1e6 / 1048576.0 + 1010 + GPU_TASK_US));
 	CU_ASSERT(close_to(f.makespan, 11 + 1010 + GPU_TASK_US));
+}
+
+/* A device whose copies run on the engine of its kernels (PoCL's CPU
+ * device; calibrate-bus writes copies_on_compute=1 on its host): the
+ * three independent tasks of test_gpu_pipeline no longer overlap their
+ * copies (1010 us) with the kernels (500 us): 3 x (1010 + 500), against
+ * 3 x 1010 + 500 on the same platform without the property. A copy
+ * queued while a kernel runs goes before the kernels queued behind it
+ * (gpu-engine: kernels A and B of 500 us queued at 1010 us, a fetch from
+ * the main thread at 1220.7 us runs from A's end, 1510, to 2520, and B
+ * from 2520 to 3020; without the property the fetch runs from 1220.7 to
+ * 2230.7, beside the kernels).
+ * first_copy_us_per_mib=100: the first copy into a fresh allocation lasts
+ * 100 us per MiB more (1 MB: 95.37 us); the copy back to RAM, into the
+ * application's buffer, does not. */
+static void test_device_engine_first_copy(void)
+{
+	NEED_SIMGRID();
+	char shared[] = "/tmp/vtest_sim_platXXXXXX", first[] = "/tmp/vtest_sim_platXXXXXX";
+	CU_ASSERT_FATAL(platform_with(shared, "      <prop id=\"copies_on_compute\" value=\"1\"/>\n") == 0);
+	CU_ASSERT_FATAL(platform_with(first, "      <prop id=\"first_copy_us_per_mib\" value=\"100\"/>\n") == 0);
+	char ps[600], pf[600];
+	snprintf(ps, sizeof(ps), "STARPU_SIMGRID_PLATFORM=%s", shared);
+	snprintf(pf, sizeof(pf), "STARPU_SIMGRID_PLATFORM=%s", first);
+	const char *env_shared[] = { "STARPU_SIMGRID=1", ps, "VTEST_SIM_N=3", NULL };
+	const char *env_plain[] = { "STARPU_SIMGRID=1", GPU_PLATFORM, "VTEST_SIM_N=3", NULL };
+	const char *env_first[] = { "STARPU_SIMGRID=1", pf, NULL };
+	const char *env_eshared[] = { "STARPU_SIMGRID=1", ps, NULL };
+	const char *env_eplain[] = { "STARPU_SIMGRID=1", GPU_PLATFORM, NULL };
+	struct child s, p, f, es, ep;
+	run_child("gpu-async", env_shared, &s);
+	run_child("gpu-async", env_plain, &p);
+	run_child("gpu", env_first, &f);
+	run_child("gpu-engine", env_eshared, &es);
+	run_child("gpu-engine", env_eplain, &ep);
+	unlink(shared);
+	unlink(first);
+	CU_ASSERT(exited_ok(&s) && exited_ok(&p) && exited_ok(&f) && exited_ok(&es) && exited_ok(&ep));
+	CU_ASSERT(s.ret == 0 && p.ret == 0 && f.ret == 0 && es.ret == 0 && ep.ret == 0);
+	CU_ASSERT(close_to(out_num(&es, "fetched"), 1010 + GPU_TASK_US + 1010));
+	CU_ASSERT(close_to(es.makespan, 1010 + GPU_TASK_US + 1010 + GPU_TASK_US));
+	CU_ASSERT(close_to(out_num(&ep, "fetched"), 1220.703125 + 1010));
+	CU_ASSERT(close_to(ep.makespan, 1220.703125 + 1010));	/* B was over at 2010 */
+	CU_ASSERT(close_to(s.makespan, 3 * (1010 + GPU_TASK_US)));
+	CU_ASSERT(close_to(p.makespan, 3 * 1010 + GPU_TASK_US));
+	double extra = 100 * 1e6 / 1048576.0;
+	CU_ASSERT(close_to(f.makespan, 1010 + extra + GPU_TASK_US));
+	CU_ASSERT(close_to(out_num(&f, "unregistered"), 1010 + extra + GPU_TASK_US + 1010));
 }
 
 /* The defaults (sim/README.md) are not zero: the same chain takes longer
@@ -677,6 +770,7 @@ static const struct vtest_case cases[] = {
 	{ "default costs", test_costs_defaults },
 	{ "GPU pipeline: asynchronous kernels overlap the next copies", test_gpu_pipeline },
 	{ "device allocation cost from the platform", test_costs_platform_malloc },
+	{ "copies on the kernels' engine, first copies into fresh buffers", test_device_engine_first_copy },
 	{ "a device's copies in the order started", test_gpu_copy_order },
 	{ "bad cost values", test_costs_bad },
 	{ "conf.vela_simulate: real, then simulated", test_conf_switch },
