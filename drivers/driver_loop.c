@@ -200,7 +200,6 @@ static void execute_job(struct worker *w, struct job *job)
 	if (cw)
 		team_build(&team, w, job, cw);
 	/* Simulation: the runtime's costs for this task (none in a real run). */
-	sim_cost(SIM_COST_SCHED, 1);
 	sim_cost(SIM_COST_FETCH, job->nbuffers);
 	/* Why the task fails, if it does, is the first error printed while
 	 * it is fetched and run (core/failures.c). */

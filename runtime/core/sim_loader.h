@@ -61,7 +61,7 @@ ssize_t sim_host_memsize(const char *host);
 enum sim_cost_kind
 {
 	SIM_COST_SUBMIT,	/* STARPU_SIMGRID_TASK_SUBMIT_COST: per starpu_task_submit */
-	SIM_COST_SCHED,		/* STARPU_SIMGRID_SCHED_COST: per task, its push and pop, charged at the pop */
+	SIM_COST_SCHED,		/* STARPU_SIMGRID_SCHED_COST: per task, its push and pop, charged to the pusher */
 	SIM_COST_FETCH,		/* STARPU_SIMGRID_FETCHING_INPUT_COST: per datum a worker makes valid for its task */
 	SIM_COST_TRANSFER,	/* STARPU_SIMGRID_TRANSFER_COST: set-up of each copy the data layer makes */
 	SIM_COST_DEV_MALLOC,	/* STARPU_SIMGRID_CUDA_MALLOC_COST: per allocation on a device */

@@ -6,6 +6,7 @@
 #include "core/job.h"
 #include "core/rt.h"
 #include "core/sched_ctx.h"
+#include "core/sim_loader.h"
 #include "core/workers.h"
 #include "trace/trace.h"
 
@@ -169,6 +170,11 @@ static struct sched_ctx *push_target(struct job *job)
 
 void sched_push_job(struct job *job)
 {
+	/* Simulation: the push's cost, paid by the thread that pushes (the
+	 * submitter, or the worker whose task released this one) before the
+	 * task reaches the policy, as StarPU's simulation charges it: that
+	 * worker starts its own next task later (none in a real run). */
+	sim_cost(SIM_COST_SCHED, 1);
 	trace_on_push(job);	/* observers: scheduler push (before: a worker may run it at once) */
 	sched_push_job_again(job);
 }

@@ -309,10 +309,11 @@ static int child_main(const char *scenario)
 #define ONE_CPU "STARPU_SIMGRID=1", "STARPU_NCPU=1"
 
 /* A chain of N tasks on one worker, each lasting D = 10 us: with a
- * submission cost S and a scheduling cost P (charged to the worker when it
- * takes the task), task i is submitted at (i + 1) S and, S being smaller
- * than P + D, starts as soon as task i - 1 ends: the makespan is
- * S + N (P + D), S + N P more than without costs. */
+ * submission cost S and a scheduling cost P (charged to the thread that
+ * pushes the task: the submitter for the first, then the worker that ends
+ * its predecessor and releases it), task i is submitted at (i + 1) S and,
+ * S being smaller than P + D, is pushed P after task i - 1 ends and starts
+ * then: the makespan is S + N (P + D), S + N P more than without costs. */
 static void test_costs_chain(void)
 {
 	NEED_SIMGRID();
@@ -331,7 +332,9 @@ static void test_costs_chain(void)
 }
 
 /* Submission slower than execution: independent tasks start as they are
- * submitted, every S = 20 us; the last ends P + D after its submission. */
+ * submitted and pushed, the submitting thread paying S = 20 us and P = 0.5
+ * us for each (the pusher pays the push, as in StarPU's simulation); the
+ * last starts at 10 (S + P) and ends D later. */
 static void test_costs_submit_bound(void)
 {
 	NEED_SIMGRID();
@@ -340,7 +343,7 @@ static void test_costs_submit_bound(void)
 	struct child c;
 	run_child("indep", env, &c);
 	CU_ASSERT(exited_ok(&c));
-	CU_ASSERT(close_to(c.makespan, 10 * 20 + 0.5 + TASK_US));
+	CU_ASSERT(close_to(c.makespan, 10 * (20 + 0.5) + TASK_US));
 }
 
 /* The input fetch costs F per datum: a chain (through two RW vectors) of
