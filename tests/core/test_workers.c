@@ -230,15 +230,9 @@ static void test_nobind(void)
 		printf("(needs CPUs 0 and 1) ");
 		return;
 	}
-	const char *old = getenv("STARPU_WORKERS_NOBIND");
-	char *saved = old ? strdup(old) : NULL;
-	setenv("STARPU_WORKERS_NOBIND", "1", 1);
+	vtest_setenv("STARPU_WORKERS_NOBIND", "1");
 	int ret = start_two_workers();
-	if (saved)
-		setenv("STARPU_WORKERS_NOBIND", saved, 1);
-	else
-		unsetenv("STARPU_WORKERS_NOBIND");
-	free(saved);
+	vtest_env_restore();
 	CU_ASSERT_EQUAL_FATAL(ret, 0);
 
 	for (int w = 0; w < 2; w++)
@@ -262,15 +256,9 @@ static void test_workers_cpuid(void)
 		printf("(needs CPUs 0 and 1) ");
 		return;
 	}
-	const char *old = getenv("STARPU_WORKERS_CPUID");
-	char *saved = old ? strdup(old) : NULL;
-	setenv("STARPU_WORKERS_CPUID", "1 0", 1);
+	vtest_setenv("STARPU_WORKERS_CPUID", "1 0");
 	int ret = start_two_workers();
-	if (saved)
-		setenv("STARPU_WORKERS_CPUID", saved, 1);
-	else
-		unsetenv("STARPU_WORKERS_CPUID");
-	free(saved);
+	vtest_env_restore();
 	CU_ASSERT_EQUAL_FATAL(ret, 0);
 	CU_ASSERT_EQUAL(starpu_cpu_worker_get_count(), 2);
 
@@ -343,12 +331,7 @@ static int start_bound_to_cpu1(const char *getbind)
 	CPU_SET(1, &one);
 	if (sched_setaffinity(0, sizeof(one), &one) != 0)
 		return -1;
-	const char *old = getenv("STARPU_WORKERS_GETBIND");
-	char *saved = old ? strdup(old) : NULL;
-	if (getbind)
-		setenv("STARPU_WORKERS_GETBIND", getbind, 1);
-	else
-		unsetenv("STARPU_WORKERS_GETBIND");
+	vtest_setenv("STARPU_WORKERS_GETBIND", getbind);	/* NULL: unset */
 	struct starpu_conf conf;
 	starpu_conf_init(&conf);
 	conf.ncpus = -1;
@@ -356,11 +339,7 @@ static int start_bound_to_cpu1(const char *getbind)
 	conf.nopencl = 0;
 	conf.precedence_over_environment_variables = 1;
 	int ret = starpu_init(&conf);
-	if (saved)
-		setenv("STARPU_WORKERS_GETBIND", saved, 1);
-	else
-		unsetenv("STARPU_WORKERS_GETBIND");
-	free(saved);
+	vtest_env_restore();
 	return ret;
 }
 
