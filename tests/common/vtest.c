@@ -218,6 +218,14 @@ int vtest_opencl_available(char *why, size_t size)
 #endif
 }
 
+int vtest_run_opencl(int argc, char **argv, const struct vtest_suite *suites)
+{
+	char why[128];
+	if (!vtest_opencl_available(why, sizeof(why)))
+		return vtest_skip(why);
+	return vtest_run(argc, argv, suites);
+}
+
 int vtest_start_opencl(int nopencl, int ncpus)
 {
 	vtest_opencl_env();

@@ -69,5 +69,8 @@ int vtest_stop(void);
 void vtest_opencl_env(void);
 int vtest_opencl_available(char *why, size_t size);
 int vtest_start_opencl(int nopencl, int ncpus);
+/* vtest_run for a program whose suites need an OpenCL device: without
+ * one, vtest_skip with the reason. */
+int vtest_run_opencl(int argc, char **argv, const struct vtest_suite *suites);
 
 #endif

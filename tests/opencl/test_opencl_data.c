@@ -553,8 +553,5 @@ static const struct vtest_suite suites[] = {
 
 int main(int argc, char **argv)
 {
-	char why[128];
-	if (!vtest_opencl_available(why, sizeof(why)))
-		return vtest_skip(why);
-	return vtest_run(argc, argv, suites);
+	return vtest_run_opencl(argc, argv, suites);
 }
