@@ -42,6 +42,15 @@ static inline void read_file(const char *path, char *buf, size_t size)
 		fclose(f);
 }
 
+/* The program's main: the child's scenario (VTEST_SIM_CHILD) when it is
+ * one, else the cases. */
+static inline int sim_test_main(int argc, char **argv, const struct vtest_suite *suites,
+				int (*child)(const char *scenario))
+{
+	const char *scenario = getenv("VTEST_SIM_CHILD");
+	return scenario ? child(scenario) : vtest_run(argc, argv, suites);
+}
+
 /* env: "NAME=value" to set, "NAME" to unset; NULL-terminated. */
 static inline void run_child(const char *scenario, const char *const *env, struct child *c)
 {

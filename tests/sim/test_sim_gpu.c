@@ -624,8 +624,5 @@ static const struct vtest_suite suites[] = {
 
 int main(int argc, char **argv)
 {
-	const char *scenario = getenv("VTEST_SIM_CHILD");
-	if (scenario)
-		return child_main(scenario);
-	return vtest_run(argc, argv, suites);
+	return sim_test_main(argc, argv, suites, child_main);
 }
