@@ -47,9 +47,6 @@ struct rt_thread
 	 * that may yet be released (data/coherency.c, data/memalloc.c). */
 	struct job *fetching;
 	unsigned fetching_npinned;
-	/* Copies that fail say nothing while set: an eviction's write-back,
-	 * whose failure the memory's own message sums up (data/memalloc.c). */
-	int quiet_copies;
 	/* Between rt_capture_begin and rt_capture_end, the first error
 	 * message is kept here instead of printed (core/failures.c). */
 	int capturing;

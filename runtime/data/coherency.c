@@ -43,7 +43,7 @@ int data_make_valid_locked_nopin(starpu_data_handle_t h, unsigned node)
 	return data_make_valid_locked_copy(h, node, 0);
 }
 
-int data_make_valid_locked_copy(starpu_data_handle_t h, unsigned node, int prefetch)
+int data_make_valid_locked_copy(starpu_data_handle_t h, unsigned node, unsigned how)
 {
 	struct data_replicate *r = data_rep(h, node);
 	for (;;)
@@ -62,7 +62,7 @@ int data_make_valid_locked_copy(starpu_data_handle_t h, unsigned node, int prefe
 				return ret;
 			continue;
 		}
-		int ret = data_transfer_locked(h, node, prefetch);
+		int ret = data_transfer_locked(h, node, how);
 		if (ret)
 			return ret;
 	}

@@ -262,9 +262,8 @@ void data_job_done_on_node(struct job *job, unsigned node);
 int data_make_valid(starpu_data_handle_t h, unsigned node, enum starpu_data_access_mode mode);
 /* Same without pinning or marking, h->lock held. */
 int data_make_valid_locked_nopin(starpu_data_handle_t h, unsigned node);
-/* The same for a prefetch's copy through RAM (prefetch set): -EBUSY rather
- * than waiting for a writer (data_transfer_locked). */
-int data_make_valid_locked_copy(starpu_data_handle_t h, unsigned node, int prefetch);
+/* The same, the copies made as `how` says (DATA_COPY_*, transfer.c). */
+int data_make_valid_locked_copy(starpu_data_handle_t h, unsigned node, unsigned how);
 /* Ends what data_make_valid(h, node, mode) began. */
 void data_unpin(starpu_data_handle_t h, unsigned node, enum starpu_data_access_mode mode);
 /* Simulation: before a worker copies its task's input h to device node
@@ -285,11 +284,20 @@ void data_invalidate_others_locked(starpu_data_handle_t h, unsigned node);
 
 /* ---- transfer.c */
 struct drv_async;
+/* How a copy goes (data_transfer_locked's how, bits). */
+enum
+{
+	/* A prefetch's: while the valid copies are being written
+	 * (data_make_valid), it gives up with -EBUSY; another copy waits. */
+	DATA_COPY_DROP = 1,
+	/* A failure prints nothing: an eviction's write-back, whose failure
+	 * the full node's message says once (memalloc.c). */
+	DATA_COPY_QUIET = 2,
+};
 /* Copies h into the replicate on dst (allocated, not valid) from a valid
  * one; h->lock held (it is released during the copy). 0 or a negative
- * errno. While the valid copies are being written (data_make_valid), a
- * prefetch's copy gives up with -EBUSY, another waits. */
-int data_transfer_locked(starpu_data_handle_t h, unsigned dst, int prefetch);
+ * errno. */
+int data_transfer_locked(starpu_data_handle_t h, unsigned dst, unsigned how);
 /* A prefetch's copy where a device may keep it in flight: 1 then, 0 when
  * it is done. */
 int data_transfer_start_locked(starpu_data_handle_t h, unsigned dst);

@@ -300,10 +300,7 @@ static ssize_t evict(struct data_replicate *victim)
 		{
 			/* A failed write-back is said once, by no_room (the node
 			 * stays full, and why), not once per victim tried. */
-			struct rt_thread *t = rt_thread();
-			t->quiet_copies++;
-			ret = data_transfer_locked(h, (unsigned) target, 0);
-			t->quiet_copies--;
+			ret = data_transfer_locked(h, (unsigned) target, DATA_COPY_QUIET);
 			if (ret)
 				atomic_store(&mem_nodes[node].writeback_error, ret);
 		}

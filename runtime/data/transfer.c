@@ -132,8 +132,9 @@ static int pick_source(starpu_data_handle_t h, unsigned dst)
 }
 
 /* Ends a copy from src into dst (h->lock held): unpins the source and
- * publishes the destination unless the copy failed or went stale. */
-static int transfer_end_locked(starpu_data_handle_t h, unsigned src, unsigned dst, int ret)
+ * publishes the destination unless the copy failed (said unless quiet)
+ * or went stale. */
+static int transfer_end_locked(starpu_data_handle_t h, unsigned src, unsigned dst, int ret, int quiet)
 {
 	struct data_replicate *s = data_rep(h, src), *d = data_rep(h, dst);
 	s->refcnt--;
@@ -145,7 +146,7 @@ static int transfer_end_locked(starpu_data_handle_t h, unsigned src, unsigned ds
 		if (s->state == REP_OWNER)
 			s->state = REP_SHARED;
 	}
-	else if (ret && !rt_thread()->quiet_copies)
+	else if (ret && !quiet)
 	{
 		char label[96];
 		rt_error("data %s: copy from memory node %u (%s) to memory node %u (%s) failed (%d)",
@@ -215,7 +216,7 @@ static int xfer_end_locked(struct xfer *x, int ret)
 		ret = 0;
 	if (ret == 0)	/* observers: a transfer, now complete */
 		trace_on_transfer(x->src, x->dst, x->async.bytes ? x->async.bytes : starpu_data_get_size(h), x->async.start);
-	transfer_end_locked(h, x->src, x->dst, ret);
+	transfer_end_locked(h, x->src, x->dst, ret, 0);
 	int free_handle = data_unref_locked(h);
 	free(x);
 	return free_handle;
@@ -227,8 +228,8 @@ static int xfer_end_locked(struct xfer *x, int ret)
 /* How a copy may go (transfer's flags). */
 enum
 {
-	COPY_QUEUE = 1,		/* a device may keep it in flight */
-	COPY_DROP = 2,		/* a prefetch: given up rather than waited for */
+	/* Besides DATA_COPY_DROP and DATA_COPY_QUIET (data.h): */
+	COPY_QUEUE = 4,		/* a device may keep it in flight */
 };
 
 /* The only valid copies of h are being written: a copy out of them would
@@ -238,7 +239,7 @@ enum
  * the caller looks again. */
 static int copy_waits_for_writer(starpu_data_handle_t h, unsigned flags)
 {
-	if (flags & COPY_DROP)
+	if (flags & DATA_COPY_DROP)
 		return -EBUSY;
 	os_cond_wait(&h->busy_cond, &h->lock);
 	return 0;
@@ -266,7 +267,7 @@ static int transfer(starpu_data_handle_t h, unsigned dst, unsigned flags)
 	{
 		/* Chain through RAM (one RAM node until NUMA nodes exist). */
 		unsigned ram = STARPU_MAIN_RAM;
-		int ret = data_make_valid_locked_copy(h, ram, flags & COPY_DROP);
+		int ret = data_make_valid_locked_copy(h, ram, flags & (DATA_COPY_DROP | DATA_COPY_QUIET));
 		if (ret)
 			return ret;
 		if (rep_valid(d) || d->transferring || !d->allocated)
@@ -322,17 +323,17 @@ static int transfer(starpu_data_handle_t h, unsigned dst, unsigned flags)
 		ret = -EIO;
 	}
 	os_mutex_lock(&h->lock);
-	return transfer_end_locked(h, (unsigned) src, dst, ret);
+	return transfer_end_locked(h, (unsigned) src, dst, ret, (flags & DATA_COPY_QUIET) != 0);
 }
 
-int data_transfer_locked(starpu_data_handle_t h, unsigned dst, int prefetch)
+int data_transfer_locked(starpu_data_handle_t h, unsigned dst, unsigned how)
 {
-	return transfer(h, dst, prefetch ? COPY_DROP : 0);
+	return transfer(h, dst, how & (DATA_COPY_DROP | DATA_COPY_QUIET));
 }
 
 int data_transfer_start_locked(starpu_data_handle_t h, unsigned dst)
 {
-	return transfer(h, dst, COPY_QUEUE | COPY_DROP);
+	return transfer(h, dst, COPY_QUEUE | DATA_COPY_DROP);
 }
 
 int data_start_copy(starpu_data_handle_t h, unsigned node)
