@@ -353,7 +353,6 @@ void drv_job_end(struct worker *w, struct job *job, int ret)
  * per task with one slot, 0.7 with two, 2 workers on 2 cores; the other
  * policies are unchanged or faster, measured with bench/compare-sched). */
 #define POLL_US 100.0
-#define MAX_POLLERS 2
 
 /* Polls for a task for up to POLL_US; counted in rt_npolling meanwhile.
  * *from_poll tells whether the task was found while polling. */
@@ -385,7 +384,9 @@ static struct starpu_task *poll_for_task(struct worker *w, int *from_poll)
 			break;
 		if (data_progress_for_worker(w->memory_node, 1))
 			deadline = os_now_us() + POLL_US;
-		if (os_now_us() > deadline)
+		double now = os_now_us();
+		if (now > deadline &&
+		    now > (double) atomic_load_explicit(&rt_devices_copying_until, memory_order_relaxed))
 			break;
 	}
 	if (task)

@@ -22,6 +22,24 @@
 _Alignas(64) _Atomic int rt_nidle;
 _Alignas(64) _Atomic int rt_npolling;
 _Alignas(64) _Atomic long long rt_poll_exec_start;
+_Alignas(64) _Atomic long long rt_devices_copying_until;
+
+void worker_device_copy_activity(int starting)
+{
+	long long until = (long long) os_now_us() + DEVICE_LINGER_US;
+	/* Written at most once per 10% of the window: copies come from
+	 * several threads, the line stays shared. */
+	if (atomic_load_explicit(&rt_devices_copying_until, memory_order_relaxed) >= until - DEVICE_LINGER_US / 10)
+		return;
+	atomic_store_explicit(&rt_devices_copying_until, until, memory_order_relaxed);
+	/* Sleeping workers poll nothing: a copy starting wakes them up to
+	 * MAX_POLLERS pollers (each wake-up a system call, once per tenth
+	 * of the window at most). */
+	int npolling = atomic_load_explicit(&rt_npolling, memory_order_relaxed);
+	if (starting && npolling < MAX_POLLERS)
+		for (int k = npolling; k < MAX_POLLERS; k++)
+			worker_wake_one_idle(STARPU_NMAX_SCHED_CTXS, ~WORKER_WHERE_RESTRICTED, k + 1);
+}
 
 struct worker *worker_self(void)
 {

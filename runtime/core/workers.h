@@ -139,6 +139,22 @@ extern _Atomic int rt_npolling;
  * task is long. */
 extern _Atomic long long rt_poll_exec_start;
 
+/* Until when (µs) polling workers keep polling although no task came:
+ * pushed back by every copy to or from a device (device_copy_activity).
+ * A device's copy is run by a thread of its driver (PoCL's, CUDA's) that
+ * the copy wakes, and its end wakes the waiting thread: on a machine whose
+ * idle cores halt (a VM's vCPUs), each wake-up onto a halted core costs
+ * tens of µs, a third of a 1 MiB copy. Pollers keep the cores running
+ * while copies come, as StarPU's always-spinning workers do; they stop
+ * DEVICE_LINGER_US after the last one. */
+extern _Atomic long long rt_devices_copying_until;
+#define DEVICE_LINGER_US 1000
+
+void worker_device_copy_activity(int starting);
+
+/* How many workers may poll at once (drivers/driver_loop.c says why). */
+#define MAX_POLLERS 2
+
 /* A polling worker running a task is trusted to come back for the next one
  * only for this long; after that, pushers wake a sleeping worker. */
 #define POLL_GRACE_US 20

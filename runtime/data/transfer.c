@@ -28,6 +28,7 @@
 #include "data/memory.h"
 #include "core/rt.h"
 #include "core/sim_loader.h"
+#include "core/workers.h"
 #include "drivers/driver.h"
 #include "trace/trace.h"
 
@@ -245,6 +246,15 @@ static int copy_waits_for_writer(starpu_data_handle_t h, unsigned flags)
 	return 0;
 }
 
+/* Whether a device's driver runs the copy (a real run): workers then keep
+ * polling a while (worker_device_copy_activity, core/workers.h). */
+static int copy_on_device(unsigned src, unsigned dst)
+{
+	enum starpu_node_kind a = mem_nodes[src].kind, b = mem_nodes[dst].kind;
+	return !os_is_simulated() &&
+	       ((a != STARPU_CPU_RAM && a != STARPU_DISK_RAM) || (b != STARPU_CPU_RAM && b != STARPU_DISK_RAM));
+}
+
 /* Copies into dst (allocated, not valid, not transferring; h->lock held,
  * dropped meanwhile). With COPY_QUEUE, a device may take the copy and run
  * it in flight: returns 1 then, 0 when the copy is done, or a negative
@@ -299,7 +309,12 @@ static int transfer(starpu_data_handle_t h, unsigned dst, unsigned flags)
 	     mem_nodes[dst].kind == STARPU_CUDA_RAM || mem_nodes[dst].kind == STARPU_OPENCL_RAM) &&
 	    !data_requests_setup_hidden(dst))
 		sim_cost(SIM_COST_TRANSFER, 1);
+	int device = copy_on_device((unsigned) src, dst);
+	if (device)
+		worker_device_copy_activity(1);
 	int ret = data_copy_interface(h, (unsigned) src, dst, x ? &x->async : NULL);
+	if (device)
+		worker_device_copy_activity(0);
 	if (x && x->async.event)
 	{
 		if (ret == 0 || ret == -EAGAIN)

@@ -10,6 +10,7 @@
  */
 #include "vtest.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <starpu.h>
 #include <stdatomic.h>
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static unsigned ocl_worker_node(void)
 {
@@ -508,6 +510,77 @@ static void test_kernels_mixed(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* Cores kept running while copies come: PoCL runs a copy on a thread of
+ * its own that the copy wakes; on an idle core (a halted vCPU) that costs
+ * tens of µs. A device copy therefore sets idle workers polling, for a
+ * short while after the last copy only. Seen from outside: the idle CPU
+ * worker's thread runnable (state R in /proc) right after a copy, not
+ * once the copies stopped. */
+
+/* CPU worker threads (named CPU<k>) runnable now. (Not the OpenCL
+ * worker's: PoCL's own threads, started from it, carry its name.) */
+static unsigned workers_running(void)
+{
+	unsigned n = 0;
+	char path[96], comm[32], stat[256];
+	DIR *d = opendir("/proc/self/task");
+	if (!d)
+		return 0;
+	struct dirent *e;
+	while ((e = readdir(d)))
+	{
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%.20s/comm", e->d_name);
+		FILE *f = fopen(path, "r");
+		if (!f)
+			continue;
+		int got = fgets(comm, sizeof(comm), f) != NULL;
+		fclose(f);
+		if (!got || strncmp(comm, "CPU", 3))
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%.20s/stat", e->d_name);
+		if (!(f = fopen(path, "r")))
+			continue;
+		got = fgets(stat, sizeof(stat), f) != NULL;
+		fclose(f);
+		const char *paren = got ? strrchr(stat, ')') : NULL;
+		if (paren && paren[1] == ' ' && paren[2] == 'R')
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+static void test_copies_keep_cores_running(void)
+{
+	size_t n = 1 << 18;
+	float *v = malloc(n * sizeof(*v));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(v);
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t) v, n, sizeof(*v));
+	unsigned node = ocl_worker_node();
+	/* Each try: the workers asleep, no copy for 30 ms; then a copy to
+	 * the device and back, and a look at once. A loaded machine may
+	 * delay the look past the window: a few tries. */
+	int idle_seen = 0, awake_seen = 0;
+	for (int t = 0; t < 20 && !(idle_seen && awake_seen); t++)
+	{
+		CU_ASSERT_EQUAL_FATAL(starpu_data_acquire(h, STARPU_W), 0);
+		v[0] = (float) t;
+		starpu_data_release(h);
+		usleep(30000);
+		if (workers_running() == 0)
+			idle_seen = 1;
+		CU_ASSERT_EQUAL_FATAL(starpu_data_fetch_on_node(h, node, 0), 0);
+		if (workers_running() > 0)
+			awake_seen = 1;
+	}
+	CU_ASSERT(idle_seen);	/* nothing burns a core without copies */
+	CU_ASSERT(awake_seen);	/* a copy sets idle workers polling */
+	starpu_data_unregister(h);
+	free(v);
+}
 
 static int start(void)
 {
@@ -535,6 +608,7 @@ static const struct vtest_case roundtrip_cases[] = {
 	{ "custom_async_methods", test_custom_async_methods },
 	{ "custom_any_to_any", test_custom_any_to_any },
 	{ "home_on_device", test_home_on_device },
+	{ "copies_keep_cores_running", test_copies_keep_cores_running },
 	VTEST_END
 };
 
