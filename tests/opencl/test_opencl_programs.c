@@ -24,12 +24,14 @@
 /* ------------------------------------------------------------------ */
 /* Files: a temporary directory per test that needs one. */
 
-static char tmpdir[PATH_MAX];
+/* Half a path: the file names built under it always fit a PATH_MAX buffer. */
+static char tmpdir[PATH_MAX / 2];
 
 static void make_tmpdir(void)
 {
 	const char *t = getenv("TMPDIR");
-	snprintf(tmpdir, sizeof(tmpdir), "%s/vela-ocl-XXXXXX", t && *t ? t : "/tmp");
+	int n = snprintf(tmpdir, sizeof(tmpdir), "%s/vela-ocl-XXXXXX", t && *t ? t : "/tmp");
+	CU_ASSERT_FATAL(n > 0 && (size_t) n < sizeof(tmpdir));	/* TMPDIR too long */
 	CU_ASSERT_FATAL(mkdtemp(tmpdir) != NULL);
 }
 
@@ -208,7 +210,7 @@ static void test_from_file_include(void)
 	/* A directory whose name has a space cannot be an include path (build
 	 * options are split at spaces), but a file there that includes
 	 * nothing builds, with the caller's options. */
-	char spaced[PATH_MAX];
+	char spaced[PATH_MAX / 2 + 32];
 	snprintf(spaced, sizeof(spaced), "%s/dir with space", tmpdir);
 	CU_ASSERT_FATAL(mkdir(spaced, 0755) == 0);
 	write_file(spaced, "vela_add.cl", add_src);
