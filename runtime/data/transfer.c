@@ -255,6 +255,44 @@ static int copy_on_device(unsigned src, unsigned dst)
 	       ((a != STARPU_CPU_RAM && a != STARPU_DISK_RAM) || (b != STARPU_CPU_RAM && b != STARPU_DISK_RAM));
 }
 
+/* A synchronous copy by a device's driver: queued, then its end polled
+ * for up to SYNC_COPY_POLL_US before blocking in the driver. A blocking
+ * wait puts this thread to sleep and costs the driver's thread a wake-up
+ * of it when the copy ends (5-20 µs on a VM, against 50 µs for a whole
+ * 1 MiB copy on PoCL); StarPU's waiting threads poll too. */
+#define SYNC_COPY_POLL_US 1000.0
+
+static int sync_device_copy(starpu_data_handle_t h, unsigned src, unsigned dst)
+{
+	struct drv_async a = { 0 };
+	int ret = data_copy_interface(h, src, dst, &a);
+	if (!a.event)
+		return ret;	/* done (or -EAGAIN with nothing queued: the caller says so) */
+	int end = 0;
+	if (ret == 0 || ret == -EAGAIN)
+	{
+		double deadline = os_now_us() + SYNC_COPY_POLL_US;
+		unsigned tries = 0;
+		while (!(end = a.ops->test(&a)) && os_now_us() < deadline)
+		{
+			/* Spin briefly, then yield between looks: the driver's
+			 * thread may need this core. */
+			if (++tries < 16)
+				for (unsigned k = 0; k < 32; k++)
+					os_cpu_relax();
+			else
+				os_yield();
+		}
+	}
+	if (!end)
+		end = a.ops->wait(&a);	/* also a part queued before another failed */
+	if (ret == 0 || ret == -EAGAIN)
+		ret = end < 0 ? end : 0;
+	if (ret == 0)	/* observers: a transfer, now complete */
+		trace_on_transfer(src, dst, a.bytes ? a.bytes : starpu_data_get_size(h), a.start);
+	return ret;
+}
+
 /* Copies into dst (allocated, not valid, not transferring; h->lock held,
  * dropped meanwhile). With COPY_QUEUE, a device may take the copy and run
  * it in flight: returns 1 then, 0 when the copy is done, or a negative
@@ -312,7 +350,9 @@ static int transfer(starpu_data_handle_t h, unsigned dst, unsigned flags)
 	int device = copy_on_device((unsigned) src, dst);
 	if (device)
 		worker_device_copy_activity(1);
-	int ret = data_copy_interface(h, (unsigned) src, dst, x ? &x->async : NULL);
+	int ret = x ? data_copy_interface(h, (unsigned) src, dst, &x->async)
+		    : device && mem_copy_queues((unsigned) src, dst) ? sync_device_copy(h, (unsigned) src, dst)
+		    : data_copy_interface(h, (unsigned) src, dst, NULL);
 	if (device)
 		worker_device_copy_activity(0);
 	if (x && x->async.event)
