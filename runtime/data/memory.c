@@ -93,12 +93,14 @@ int memory_node_add(enum starpu_node_kind kind, int devid, const struct drv_node
 	snprintf(n->name, sizeof(n->name), "%s", name);
 	os_mutex_init(&n->lock);
 	os_mutex_init(&n->driver);
+	os_cond_init(&n->driver_free);
 	os_cond_init(&n->released);
 	/* Publish after the node is complete and every live handle has a
 	 * replicate for it; handles created from now on are sized for it. */
 	if (data_handles_grow(id))
 	{
 		os_cond_destroy(&n->released);
+		os_cond_destroy(&n->driver_free);
 		os_mutex_destroy(&n->driver);
 		os_mutex_destroy(&n->lock);
 		rt_error("cannot add memory node %s: out of memory for the data handles' replicates (-ENOMEM)", name);
@@ -182,6 +184,7 @@ void memory_nodes_teardown(void)
 		if (n->ops->unplug)
 			n->ops->unplug(i);
 		os_cond_destroy(&n->released);
+		os_cond_destroy(&n->driver_free);
 		os_mutex_destroy(&n->driver);
 		os_mutex_destroy(&n->lock);
 	}
@@ -199,13 +202,28 @@ int mem_driver_lock(unsigned node)
 	if (node >= mem_nnodes || (mem_nodes[node].kind != STARPU_CUDA_RAM && mem_nodes[node].kind != STARPU_OPENCL_RAM) ||
 	    !(sim_costs[SIM_COST_DEV_MALLOC] > 0.0 || sim_costs[SIM_COST_TRANSFER] > 0.0) || !sim_running())
 		return 0;
-	os_mutex_lock(&mem_nodes[node].driver);
+	/* The node's own worker goes before the others, as a GPU worker
+	 * thread handles its task's fetches before the prefetches queued. */
+	struct memory_node *n = &mem_nodes[node];
+	int w = starpu_worker_get_id();
+	int mine = w >= 0 && starpu_worker_get_memory_node((unsigned) w) == node;
+	os_mutex_lock(&n->driver);
+	n->driver_urgent += mine;
+	while (n->driver_held || (!mine && n->driver_urgent))
+		os_cond_wait(&n->driver_free, &n->driver);
+	n->driver_urgent -= mine;
+	n->driver_held = 1;
+	os_mutex_unlock(&n->driver);
 	return 1;
 }
 
 void mem_driver_unlock(unsigned node)
 {
-	os_mutex_unlock(&mem_nodes[node].driver);
+	struct memory_node *n = &mem_nodes[node];
+	os_mutex_lock(&n->driver);
+	n->driver_held = 0;
+	os_cond_broadcast(&n->driver_free);
+	os_mutex_unlock(&n->driver);
 }
 
 uintptr_t mem_alloc(unsigned node, size_t size, int flags)

@@ -39,7 +39,10 @@ struct memory_node
 	struct cache_entry *cache;	/* the allocation cache */
 	struct data_replicate *lru_head, *lru_tail;	/* head: evicted first */
 	/* Simulation, a device node: its driver thread (mem_driver_lock). */
-	os_mutex_t driver;
+	os_mutex_t driver;		/* protects the three below (a leaf) */
+	os_cond_t driver_free;
+	int driver_held;		/* someone charges a cost, or the worker waits for a kernel */
+	int driver_urgent;		/* the node's own worker waits for it: it goes first */
 };
 
 extern unsigned mem_nnodes;
@@ -85,8 +88,11 @@ int mem_copy_queues(unsigned src, unsigned dst);
  * an allocation or a copy's set-up on a device node holds it meanwhile, so
  * that neither overlaps the other. Taken only in a simulation that charges
  * allocations or set-ups on a device node: mem_driver_lock returns 1 when
- * it took the lock (release it with mem_driver_unlock), else 0. A leaf but
- * for the allocation lock taken inside it (memory.c). */
+ * it took the lock (release it with mem_driver_unlock), else 0. The node's
+ * own worker goes before the other waiters (transfer threads, CPU workers),
+ * as a GPU worker thread handles its task's fetches before the prefetches
+ * queued. Not recursive. Taken after a handle's lock, before the device
+ * allocation lock (memory.c); its holder waits for nothing that needs it. */
 int mem_driver_lock(unsigned node);
 void mem_driver_unlock(unsigned node);
 

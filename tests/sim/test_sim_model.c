@@ -420,11 +420,11 @@ static void test_gpu_pipeline(void)
  * soon as the first ended, was set up while it copied (a real worker
  * queues it on the stream meanwhile): 3 x 1010 + 500 + 2 (M + T). With
  * VELA_SIM_COPY_FIFO=0 every copy pays them, one set-up at a time on the
- * device's driver thread (data/memory.h), in the order asked: the first
- * prefetch's, the task's, the second prefetch's allocations (3 M), then
- * their copy set-ups; the first prefetch's copy starts at 3 M + T, the
- * task's is queued behind it (set up T later, while that copy runs), the
- * second prefetch's behind the task's: 3 M + T + 2 x 1010 + 500.
+ * device's driver thread (data/memory.h), the device's own worker first
+ * (a GPU worker handles its task's fetch before the prefetches queued):
+ * the first prefetch's allocation runs (M), then the task's allocation
+ * and copy set-up (M + T), so the task's copy starts at 2 M + T, before
+ * both prefetches': 2 M + T + 1010 + 500.
  * A malformed value: starpu_init refuses it, naming the variable. */
 static void test_gpu_copy_order(void)
 {
@@ -444,7 +444,7 @@ static void test_gpu_copy_order(void)
 	run_child("gpu-fifo", over_costs, &oc);
 	CU_ASSERT(exited_ok(&fc) && exited_ok(&oc) && fc.ret == 0 && oc.ret == 0);
 	CU_ASSERT(close_to(fc.makespan, 3 * 1010 + GPU_TASK_US + 2 * (11 + 7)));
-	CU_ASSERT(close_to(oc.makespan, 3 * 11 + 7 + 2 * 1010 + GPU_TASK_US));
+	CU_ASSERT(close_to(oc.makespan, 2 * 11 + 7 + 1010 + GPU_TASK_US));
 	CU_ASSERT(exited_ok(&f) && exited_ok(&o) && exited_ok(&b));
 	CU_ASSERT(f.ret == 0 && o.ret == 0 && f.submit == 0 && o.submit == 0);
 	CU_ASSERT(close_to(f.makespan, 3 * 1010 + GPU_TASK_US));
