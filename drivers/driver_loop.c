@@ -16,6 +16,7 @@
 #include "core/sim_loader.h"
 #include "core/workers.h"
 #include "data/data.h"
+#include "data/memory.h"
 #include "perfmodel/perfmodel.h"
 #include "sched/sched.h"
 #include "trace/trace.h"
@@ -248,8 +249,15 @@ static void execute_job(struct worker *w, struct job *job)
 		/* FORKJOIN: only the master runs the kernel, which forks its own
 		 * threads; SPMD: every member runs it. */
 		ret = convert_inputs(w, job);
+		/* Simulation: a device's worker thread waiting for its kernel
+		 * sets nothing up meanwhile (data/memory.h, mem_driver_lock);
+		 * released once the kernel is queued or done. */
+		int drv = 0;
 		if (!ret)
+		{
+			drv = !cw && sim_running() ? mem_driver_lock(w->memory_node) : 0;
 			ret = w->drv->execute(w, job);
+		}
 		if (ret == -EAGAIN)
 		{
 			/* Queued on a device: it ends with the event recorded
@@ -262,6 +270,8 @@ static void execute_job(struct worker *w, struct job *job)
 			{
 				/* Its event is recorded when another task is queued
 				 * after it, if one is before the worker waits. */
+				if (drv)
+					mem_driver_unlock(w->memory_node);
 				rt_capture_end(t, 1);
 				drv_pipeline_push(w, job, NULL);
 				return;
@@ -276,6 +286,8 @@ static void execute_job(struct worker *w, struct job *job)
 					w->drv->event_release(ev);
 			}
 		}
+		if (drv)
+			mem_driver_unlock(w->memory_node);
 		if (cw)
 			team_wait_parts(&team);
 		double elapsed = measure ? os_now_us() - start : 0.0;

@@ -92,12 +92,16 @@ int memory_node_add(enum starpu_node_kind kind, int devid, const struct drv_node
 	n->total = total;
 	snprintf(n->name, sizeof(n->name), "%s", name);
 	os_mutex_init(&n->lock);
+	os_mutex_init(&n->driver);
+	os_cond_init(&n->driver_free);
 	os_cond_init(&n->released);
 	/* Publish after the node is complete and every live handle has a
 	 * replicate for it; handles created from now on are sized for it. */
 	if (data_handles_grow(id))
 	{
 		os_cond_destroy(&n->released);
+		os_cond_destroy(&n->driver_free);
+		os_mutex_destroy(&n->driver);
 		os_mutex_destroy(&n->lock);
 		rt_error("cannot add memory node %s: out of memory for the data handles' replicates (-ENOMEM)", name);
 		return -ENOMEM;
@@ -180,6 +184,8 @@ void memory_nodes_teardown(void)
 		if (n->ops->unplug)
 			n->ops->unplug(i);
 		os_cond_destroy(&n->released);
+		os_cond_destroy(&n->driver_free);
+		os_mutex_destroy(&n->driver);
 		os_mutex_destroy(&n->lock);
 	}
 	mem_nnodes = 0;
@@ -189,6 +195,35 @@ void memory_nodes_teardown(void)
 int mem_direct_copy(unsigned src, unsigned dst)
 {
 	return mem_nodes[src].kind == STARPU_CPU_RAM || mem_nodes[dst].kind == STARPU_CPU_RAM || mem_peer[src][dst];
+}
+
+int mem_driver_lock(unsigned node)
+{
+	if (node >= mem_nnodes || (mem_nodes[node].kind != STARPU_CUDA_RAM && mem_nodes[node].kind != STARPU_OPENCL_RAM) ||
+	    !(sim_costs[SIM_COST_DEV_MALLOC] > 0.0 || sim_costs[SIM_COST_TRANSFER] > 0.0) || !sim_running())
+		return 0;
+	/* The node's own worker goes before the others, as a GPU worker
+	 * thread handles its task's fetches before the prefetches queued. */
+	struct memory_node *n = &mem_nodes[node];
+	int w = starpu_worker_get_id();
+	int mine = w >= 0 && starpu_worker_get_memory_node((unsigned) w) == node;
+	os_mutex_lock(&n->driver);
+	n->driver_urgent += mine;
+	while (n->driver_held || (!mine && n->driver_urgent))
+		os_cond_wait(&n->driver_free, &n->driver);
+	n->driver_urgent -= mine;
+	n->driver_held = 1;
+	os_mutex_unlock(&n->driver);
+	return 1;
+}
+
+void mem_driver_unlock(unsigned node)
+{
+	struct memory_node *n = &mem_nodes[node];
+	os_mutex_lock(&n->driver);
+	n->driver_held = 0;
+	os_cond_broadcast(&n->driver_free);
+	os_mutex_unlock(&n->driver);
 }
 
 uintptr_t mem_alloc(unsigned node, size_t size, int flags)
@@ -213,9 +248,13 @@ uintptr_t mem_alloc(unsigned node, size_t size, int flags)
 		double us = sim_dev_malloc_us(node, size);
 		if (us > 0.0 && !data_requests_setup_hidden(node))
 		{
+			/* On the device's driver thread (mem_driver_lock). */
+			int drv = mem_driver_lock(node);
 			os_mutex_lock(&dev_alloc_lock);
 			os_model_cost(us);
 			os_mutex_unlock(&dev_alloc_lock);
+			if (drv)
+				mem_driver_unlock(node);
 		}
 	}
 	uintptr_t p = n->ops->malloc(node, size, flags);

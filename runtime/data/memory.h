@@ -38,6 +38,11 @@ struct memory_node
 	ssize_t cached;			/* of which freed buffers kept in the cache */
 	struct cache_entry *cache;	/* the allocation cache */
 	struct data_replicate *lru_head, *lru_tail;	/* head: evicted first */
+	/* Simulation, a device node: its driver thread (mem_driver_lock). */
+	os_mutex_t driver;		/* protects the three below (a leaf) */
+	os_cond_t driver_free;
+	int driver_held;		/* someone charges a cost, or the worker waits for a kernel */
+	int driver_urgent;		/* the node's own worker waits for it: it goes first */
 };
 
 extern unsigned mem_nnodes;
@@ -74,6 +79,22 @@ int mem_direct_copy(unsigned src, unsigned dst);
  * or NULL for a bad node; whether it can queue copies (devices). */
 const struct drv_node_ops *mem_copy_ops(unsigned src, unsigned dst);
 int mem_copy_queues(unsigned src, unsigned dst);
+
+/* Simulation: a device's driver thread. A GPU's worker thread runs its
+ * synchronous kernels and sets up its node's allocations and copies, one
+ * thing at a time (a real device's worker does; StarPU's simulation
+ * charges them all to that thread): a simulated device worker holds its
+ * node's lock while it waits for a synchronous kernel, and whoever charges
+ * an allocation or a copy's set-up on a device node holds it meanwhile, so
+ * that neither overlaps the other. Taken only in a simulation that charges
+ * allocations or set-ups on a device node: mem_driver_lock returns 1 when
+ * it took the lock (release it with mem_driver_unlock), else 0. The node's
+ * own worker goes before the other waiters (transfer threads, CPU workers),
+ * as a GPU worker thread handles its task's fetches before the prefetches
+ * queued. Not recursive. Taken after a handle's lock, before the device
+ * allocation lock (memory.c); its holder waits for nothing that needs it. */
+int mem_driver_lock(unsigned node);
+void mem_driver_unlock(unsigned node);
 
 /* Raw allocations on a node, through its driver, counted against its
  * limit: 0 when it does not fit or the driver fails. */

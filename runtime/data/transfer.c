@@ -346,7 +346,15 @@ static int transfer(starpu_data_handle_t h, unsigned dst, unsigned flags)
 	    (mem_nodes[src].kind == STARPU_CUDA_RAM || mem_nodes[src].kind == STARPU_OPENCL_RAM ||
 	     mem_nodes[dst].kind == STARPU_CUDA_RAM || mem_nodes[dst].kind == STARPU_OPENCL_RAM) &&
 	    !data_requests_setup_hidden(dst))
+	{
+		/* On the driver thread of the device that runs the copy: the
+		 * destination if a device, else the source. */
+		unsigned dev = mem_nodes[dst].kind == STARPU_CUDA_RAM || mem_nodes[dst].kind == STARPU_OPENCL_RAM ? dst : (unsigned) src;
+		int drv = mem_driver_lock(dev);
 		sim_cost(SIM_COST_TRANSFER, 1);
+		if (drv)
+			mem_driver_unlock(dev);
+	}
 	int device = copy_on_device((unsigned) src, dst);
 	if (device)
 		worker_device_copy_activity(1);

@@ -412,14 +412,19 @@ static void test_gpu_pipeline(void)
  * as on a real device's copy stream: while a first kernel runs, two
  * prefetches (1010 us each) are started; the next task's own copy comes
  * after both, then its kernel: 3 x 1010 + 500. With VELA_SIM_COPY_FIFO=0
- * (StarPU's simulation) it overtakes the second prefetch: 2 x 1010 + 500.
+ * (StarPU's simulation) the node's two transfer threads set both
+ * prefetches up at once (StarPU's device worker sets up every prefetch
+ * released in one pass), so the task's copy is also third: 3 x 1010 + 500.
  * With set-up costs (allocation M = 11, copy set-up T = 7): the first
  * prefetch and the task's copy pay them, the second prefetch, taken as
  * soon as the first ended, was set up while it copied (a real worker
  * queues it on the stream meanwhile): 3 x 1010 + 500 + 2 (M + T). With
- * VELA_SIM_COPY_FIFO=0 every copy pays them, and the task's copy, set up
- * first (its worker allocates before the transfer thread does), goes
- * before both prefetches: M + T + 1010 + 500.
+ * VELA_SIM_COPY_FIFO=0 every copy pays them, one set-up at a time on the
+ * device's driver thread (data/memory.h), the device's own worker first
+ * (a GPU worker handles its task's fetch before the prefetches queued):
+ * the first prefetch's allocation runs (M), then the task's allocation
+ * and copy set-up (M + T), so the task's copy starts at 2 M + T, before
+ * both prefetches': 2 M + T + 1010 + 500.
  * A malformed value: starpu_init refuses it, naming the variable. */
 static void test_gpu_copy_order(void)
 {
@@ -439,11 +444,11 @@ static void test_gpu_copy_order(void)
 	run_child("gpu-fifo", over_costs, &oc);
 	CU_ASSERT(exited_ok(&fc) && exited_ok(&oc) && fc.ret == 0 && oc.ret == 0);
 	CU_ASSERT(close_to(fc.makespan, 3 * 1010 + GPU_TASK_US + 2 * (11 + 7)));
-	CU_ASSERT(close_to(oc.makespan, 11 + 7 + 1010 + GPU_TASK_US));
+	CU_ASSERT(close_to(oc.makespan, 2 * 11 + 7 + 1010 + GPU_TASK_US));
 	CU_ASSERT(exited_ok(&f) && exited_ok(&o) && exited_ok(&b));
 	CU_ASSERT(f.ret == 0 && o.ret == 0 && f.submit == 0 && o.submit == 0);
 	CU_ASSERT(close_to(f.makespan, 3 * 1010 + GPU_TASK_US));
-	CU_ASSERT(close_to(o.makespan, 2 * 1010 + GPU_TASK_US));
+	CU_ASSERT(close_to(o.makespan, 3 * 1010 + GPU_TASK_US));
 	CU_ASSERT_EQUAL(b.ret, -EINVAL);
 	CU_ASSERT(strstr(b.err, "VELA_SIM_COPY_FIFO='yes'") != NULL);
 }
