@@ -22,6 +22,7 @@
 #include <xbt/config.h>
 
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -538,9 +539,14 @@ static int sg_cond_wait_(os_cond_t *cond, os_mutex_t *mutex)
 	return cond_wait_common(cond, mutex, 0, 0);
 }
 
+/* A timed wait that times out ends late by the host's timer overshoot
+ * (a real thread's timer fires after its deadline: Linux's timer slack,
+ * 50 µs by default, and the wake-up); one that is signalled is not. */
+static double host_timer_overshoot(sg_host_t h);
+
 static int sg_cond_timedwait_(os_cond_t *cond, os_mutex_t *mutex, double deadline_us)
 {
-	return cond_wait_common(cond, mutex, deadline_us * 1e-6, 1);
+	return cond_wait_common(cond, mutex, deadline_us * 1e-6 + host_timer_overshoot(sg_host_self()), 1);
 }
 
 /* ------------------------------------------------------------------ */
@@ -667,16 +673,68 @@ static void sg_sleep_us(double us)
 {
 	if (!self_or_die("sleep") || !(us > 0))
 		return;
-	sg_actor_sleep_for(us * 1e-6);
+	sg_actor_sleep_for(us * 1e-6 + host_timer_overshoot(sg_host_self()));
+}
+
+/* Whether host h is time-shared (SG_PROP_TIME_SHARED): the last few
+ * hosts asked about, remembered (a rank's actors use one or two). Each
+ * rank's plugin has its own copy; actors run one at a time. */
+static int host_time_shared(sg_host_t h)
+{
+	static struct { sg_host_t h; int shared; } seen[8];
+	static unsigned nseen;
+	for (unsigned i = 0; i < nseen; i++)
+		if (seen[i].h == h)
+			return seen[i].shared;
+	const char *v = sg_host_get_property_value(h, SG_PROP_TIME_SHARED);
+	int shared = v && !strcmp(v, "1");
+	seen[nseen % 8].h = h;
+	seen[nseen % 8].shared = shared;
+	if (nseen < 8)
+		nseen++;
+	return shared;
+}
+
+/* What a timed wait of the calling actor overshoots its deadline by, in
+ * seconds: its host's timer_overshoot_us (SG_PROP_TIMER_OVERSHOOT), else
+ * 0. Cached like host_time_shared. */
+static double host_timer_overshoot(sg_host_t h)
+{
+	static struct { sg_host_t h; double s; } seen[8];
+	static unsigned nseen;
+	for (unsigned i = 0; i < nseen; i++)
+		if (seen[i].h == h)
+			return seen[i].s;
+	const char *v = h ? sg_host_get_property_value(h, SG_PROP_TIMER_OVERSHOOT) : NULL;
+	double s = v ? strtod(v, NULL) * 1e-6 : 0;
+	if (!(s > 0) || !isfinite(s))
+		s = 0;
+	seen[nseen % 8].h = h;
+	seen[nseen % 8].s = s;
+	if (nseen < 8)
+		nseen++;
+	return s;
+}
+
+void sg_busy_us(double us)
+{
+	if (!(us > 0))
+		return;
+	sg_host_t h = sg_host_self();
+	if (h && host_time_shared(h))
+		sg_actor_execute(us * 1e-6 * sg_host_get_speed(h));
+	else
+		sg_actor_sleep_for(us * 1e-6);
 }
 
 /* The runtime's own work (os_ops.model_cost): the actor is busy for that
  * long. A delay rather than flops on its host, for the reason driver_sg.c
- * gives (each runtime thread has a host of its own). */
+ * gives (each runtime thread has a host of its own), except on a
+ * time-shared host (sg_busy_us), whose threads take turns on one core. */
 static void sg_model_cost(double us)
 {
 	if (self_or_die("model_cost") && us > 0)
-		sg_actor_sleep_for(us * 1e-6);
+		sg_busy_us(us);
 }
 
 /* sg_actor_yield alone would livelock a polling loop (simulated time

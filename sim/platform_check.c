@@ -236,6 +236,11 @@ static int check_elem(struct checker *c, const struct elem *e)
 		    !(value->vlen == 1 && (value->value[0] == '0' || value->value[0] == '1')))
 			return bad(c, line, "host %s has copies_on_compute='%.*s': it must be 0 or 1", c->host,
 				   (int) (value->vlen < 63 ? value->vlen : 63), value->value);
+		/* A core shared by the runtime threads placed on it (0 or 1). */
+		if (c->in_host && id->vlen == 11 && !strncmp(id->value, "time_shared", 11) &&
+		    !(value->vlen == 1 && (value->value[0] == '0' || value->value[0] == '1')))
+			return bad(c, line, "host %s has time_shared='%.*s': it must be 0 or 1", c->host,
+				   (int) (value->vlen < 63 ? value->vlen : 63), value->value);
 	}
 	return 0;
 }
