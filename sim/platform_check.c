@@ -220,7 +220,8 @@ static int check_elem(struct checker *c, const struct elem *e)
 		/* A device's measured allocation cost (vela calibrate-bus). */
 		if (c->in_host && ((id->vlen == 14 && !strncmp(id->value, "malloc_cost_us", 14)) ||
 				   (id->vlen == 22 && !strncmp(id->value, "malloc_cost_us_per_mib", 22)) ||
-				   (id->vlen == 21 && !strncmp(id->value, "first_copy_us_per_mib", 21))))
+				   (id->vlen == 21 && !strncmp(id->value, "first_copy_us_per_mib", 21)) ||
+				   (id->vlen == 18 && !strncmp(id->value, "timer_overshoot_us", 18))))
 		{
 			char v[64];
 			snprintf(v, sizeof(v), "%.*s", (int) (value->vlen < 63 ? value->vlen : 63), value->value);
@@ -236,6 +237,21 @@ static int check_elem(struct checker *c, const struct elem *e)
 		    !(value->vlen == 1 && (value->value[0] == '0' || value->value[0] == '1')))
 			return bad(c, line, "host %s has copies_on_compute='%.*s': it must be 0 or 1", c->host,
 				   (int) (value->vlen < 63 ? value->vlen : 63), value->value);
+		/* Messages above mpi_copy_above bytes copied by the receiver at
+		 * mpi_copy_Bps (sim/simrun_mpi.c). */
+		if (c->in_host && ((id->vlen == 14 && !strncmp(id->value, "mpi_copy_above", 14)) ||
+				   (id->vlen == 12 && !strncmp(id->value, "mpi_copy_Bps", 12))))
+		{
+			char v[64];
+			snprintf(v, sizeof(v), "%.*s", (int) (value->vlen < 63 ? value->vlen : 63), value->value);
+			char *end;
+			errno = 0;
+			double d = strtod(v, &end);
+			int bps = id->vlen == 12;
+			if (end == v || *end || errno || !isfinite(d) || (bps ? !(d > 0.0) : !(d >= 0.0)))
+				return bad(c, line, "host %s has %.*s='%s': it must be %s", c->host, (int) id->vlen, id->value,
+					   v, bps ? "a bandwidth > 0 in bytes per second" : "a number of bytes >= 0");
+		}
 		/* A core shared by the runtime threads placed on it (0 or 1). */
 		if (c->in_host && id->vlen == 11 && !strncmp(id->value, "time_shared", 11) &&
 		    !(value->vlen == 1 && (value->value[0] == '0' || value->value[0] == '1')))
