@@ -4,7 +4,7 @@
 # `mpirun -np 2` run here can be predicted from its own calibration
 # (bench/cluster_sim_accuracy).
 #
-#   platforms/calibrate-mpi.sh [--node PLATFORM.xml] [--cores N] [--pingpong PROG] [--mpirun "mpirun ARGS"] -o CLUSTER.xml
+#   platforms/calibrate-mpi.sh [--node PLATFORM.xml] [--cores N [--vela VELA]] [--pingpong PROG] [--mpirun "mpirun ARGS"] -o CLUSTER.xml
 #
 # The ping-pong (mpi/examples/pingpong: StarPU-MPI messages, 8 B to
 # 4 MiB, the median of 20 round trips each) gives the one-way time of each
@@ -19,17 +19,20 @@
 # core: make-cluster.py --copy-above / --copy-bandwidth.
 # --cores N: the ranks are bound to N cores each (mpirun --bind-to core
 # with N workers), their main and MPI progression threads sharing them:
-# make-cluster.py --cores N, and how late a thread's timed wait of 100 us
-# ends here (the median of 300 sleeps: Linux's timer slack, 50 us by
-# default, and the wake-up) as --timer-overshoot.
+# make-cluster.py --cores N, with what `vela calibrate-wakeup` (VELA,
+# default build/tools/vela) measures on one core: how late a sleep of 100
+# us ends beside a computing thread (Linux's timer slack, 50 us by
+# default, and the wake-up) as --timer-overshoot, and what each wake-up
+# costs the computing thread as --wakeup-cost.
 # Exit status 0, 1 when a step fails, 2 for a usage error.
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
-node= out= cores= pingpong="$top/build/mpi/examples/pingpong" mpirun="mpirun"
+node= out= cores= vela="$top/build/tools/vela" pingpong="$top/build/mpi/examples/pingpong" mpirun="mpirun"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--node) node=$2; shift 2 ;;
 	--cores) cores=$2; shift 2 ;;
+	--vela) vela=$2; shift 2 ;;
 	--pingpong) pingpong=$2; shift 2 ;;
 	--mpirun) mpirun=$2; shift 2 ;;
 	-o) out=$2; shift 2 ;;
@@ -67,14 +70,13 @@ eager_from="ompi_info btl_vader_eager_limit"
 set -- --copy-above "$eager" --copy-bandwidth "${bw}Bps"
 shared=
 if [ -n "$cores" ]; then
-	overshoot=$(python3 -c '
-import time, statistics
-o = []
-for i in range(300):
-    t = time.perf_counter(); time.sleep(100e-6); o.append(time.perf_counter() - t - 100e-6)
-print("%.3f" % max(0.0, statistics.median(o) * 1e6))') || { echo "calibrate-mpi.sh: cannot measure the timer overshoot (python3)" >&2; exit 1; }
-	set -- "$@" --cores "$cores" --timer-overshoot "${overshoot}us"
-	shared="each rank on $cores core(s) shared by its threads, timed waits $overshoot us late (median of 300 sleeps of 100 us)."
+	wk=$("$vela" calibrate-wakeup -r 15) || { echo "calibrate-mpi.sh: $vela calibrate-wakeup failed" >&2; exit 1; }
+	overshoot=$(printf '%s\n' "$wk" | sed -n 's/^overshoot_us \([0-9.]*\)$/\1/p')
+	wakeup=$(printf '%s\n' "$wk" | sed -n 's/^wakeup_us \([0-9.]*\)$/\1/p')
+	[ -n "$overshoot" ] && [ -n "$wakeup" ] ||
+		{ echo "calibrate-mpi.sh: cannot read vela calibrate-wakeup's output:" >&2; printf '%s\n' "$wk" >&2; exit 1; }
+	set -- "$@" --cores "$cores" --timer-overshoot "${overshoot}us" --wakeup-cost "${wakeup}us"
+	shared="each rank on $cores core(s) shared by its threads; vela calibrate-wakeup: timed waits $overshoot us late, a wake-up costs $wakeup us."
 fi
 python3 "$here/make-cluster.py" --nodes 2 --node "$node" --bandwidth "${bw}Bps" --latency "${lat}us" "$@" \
 	--name "localhost-2ranks" \
@@ -84,4 +86,4 @@ python3 "$here/make-cluster.py" --nodes 2 --node "$node" --bandwidth "${bw}Bps" 
 	--source "Eager limit $eager B ($eager_from): larger messages copied by the receiver at that bandwidth." \
 	${shared:+--source "$shared"} \
 	-o "$out" || exit 1
-echo "calibrate-mpi.sh: latency $lat us, bandwidth $bw B/s, eager limit $eager B${overshoot:+, timer overshoot $overshoot us}: wrote $out"
+echo "calibrate-mpi.sh: latency $lat us, bandwidth $bw B/s, eager limit $eager B${overshoot:+, timer overshoot $overshoot us, wake-up $wakeup us}: wrote $out"

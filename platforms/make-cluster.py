@@ -19,7 +19,7 @@ nodes' RAM hosts (where MPI messages leave and arrive, sim/simrun_mpi.c):
   make-cluster.py --nodes 16 --node epyc2-4xa100-pcie.platform.v4.xml \\
       --bandwidth 25GBps --latency 1us [--topology switch|fat-tree] \\
       [--leaf-size K] [--oversubscription R] [--hop-latency 0.5us] \\
-      [--cores N [--timer-overshoot US]] [--copy-above BYTES --copy-bandwidth BW]
+      [--cores N [--timer-overshoot US] [--wakeup-cost US]] [--copy-above BYTES --copy-bandwidth BW]
       [--source TEXT]... -o cluster.xml
 
 --cores N: each rank has N cores of the node and no core of its own for
@@ -31,7 +31,8 @@ work (kernels, the runtime's costs, the MPI layer's) executions of its
 flops (sim/README.md "Clusters"). --timer-overshoot US: by how much a
 timed wait of those threads ends after its deadline (Linux's timer slack
 and the wake-up, measured by calibrate-mpi.sh): timer_overshoot_us on
-those hosts.
+those hosts. --wakeup-cost US: what a thread waking there costs the core
+(vela calibrate-wakeup): wakeup_us on those hosts.
 
 --copy-above BYTES --copy-bandwidth BW: MPI as shared memory carries it
 (one machine's ranks): a message larger than BYTES (the MPI's eager
@@ -125,6 +126,7 @@ def main():
     ap.add_argument("--cores", type=int, default=0,
                     help="the CPU hosts each rank keeps, its threads sharing them (time_shared)")
     ap.add_argument("--timer-overshoot", default=None, help="with --cores: a timed wait's lateness (e.g. 55us)")
+    ap.add_argument("--wakeup-cost", default=None, help="with --cores: core time a wake-up costs (e.g. 20us)")
     ap.add_argument("--copy-above", type=int, default=None, help="messages above these bytes are copied by the receiver")
     ap.add_argument("--copy-bandwidth", default=None, help="with --copy-above: the receiver's copy bandwidth")
     ap.add_argument("--source", action="append", default=[], help="a line of the header: where a figure comes from")
@@ -148,6 +150,9 @@ def main():
     if a.timer_overshoot is not None and not a.cores:
         fail("--timer-overshoot needs --cores (the hosts whose threads it concerns)")
     overshoot = parse_quantity("--timer-overshoot", a.timer_overshoot, LAT_UNITS) if a.timer_overshoot else None
+    if a.wakeup_cost is not None and not a.cores:
+        fail("--wakeup-cost needs --cores (the hosts whose threads it concerns)")
+    wakeup = parse_quantity("--wakeup-cost", a.wakeup_cost, LAT_UNITS) if a.wakeup_cost else None
     root, zone = load_node(a.node)
     if copy_bw is not None:
         ram = [h for h in zone.findall("host") if h.get("id") == "RAM"][0]
@@ -165,6 +170,8 @@ def main():
                 ET.SubElement(h, "prop", {"id": "time_shared", "value": "1"})
                 if overshoot is not None:
                     ET.SubElement(h, "prop", {"id": "timer_overshoot_us", "value": "%.6g" % (overshoot * 1e6)})
+                if wakeup is not None:
+                    ET.SubElement(h, "prop", {"id": "wakeup_us", "value": "%.6g" % (wakeup * 1e6)})
         for r in list(zone.findall("route")):
             if not (keep(r.get("src")) and keep(r.get("dst"))):
                 zone.remove(r)
@@ -190,6 +197,8 @@ def main():
         w("     and its MPI progression thread (time_shared; no MAIN host).")
         if overshoot is not None:
             w("     Their timed waits end %.6g us after their deadline (timer_overshoot_us)." % (overshoot * 1e6))
+        if wakeup is not None:
+            w("     Each wake-up of a thread there takes %.6g us of the core (wakeup_us)." % (wakeup * 1e6))
     if copy_bw is not None:
         w("     MPI messages above %d bytes are copied by the receiving rank's polling thread at %.6g B/s" %
           (a.copy_above, copy_bw))

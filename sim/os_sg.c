@@ -28,6 +28,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Time-shared hosts (below, "Time"). */
+static double host_timer_overshoot(sg_host_t h);
+static void woke(void);
+
 #define SG_MAGIC_MUTEX 0x4d584c56u	/* "VLXM" */
 #define SG_MAGIC_COND 0x44434c56u	/* "VLCD" */
 #define SG_MAGIC_RWLOCK 0x4b574c56u	/* "VLWK" */
@@ -515,10 +519,11 @@ static int cond_wait_common(os_cond_t *cond, os_mutex_t *mutex, double deadline_
 	c->nwaiters++;
 	m->depth = 0;
 	mutex_release(m);
-	int timedout = 0;
+	int timedout = 0, waited = 0;
 	sg_mutex_lock(wm);
 	while (c->seq == seq && !timedout)
 	{
+		waited = 1;
 		if (!timed)
 			sg_cond_wait(c->c, wm);
 		else
@@ -529,6 +534,8 @@ static int cond_wait_common(os_cond_t *cond, os_mutex_t *mutex, double deadline_
 	}
 	c->nwaiters--;
 	sg_mutex_unlock(wm);
+	if (waited)
+		woke();
 	mutex_acquire(m, me);
 	m->depth = depth;
 	return timedout && c->seq == seq ? ETIMEDOUT : 0;
@@ -542,7 +549,6 @@ static int sg_cond_wait_(os_cond_t *cond, os_mutex_t *mutex)
 /* A timed wait that times out ends late by the host's timer overshoot
  * (a real thread's timer fires after its deadline: Linux's timer slack,
  * 50 µs by default, and the wake-up); one that is signalled is not. */
-static double host_timer_overshoot(sg_host_t h);
 
 static int sg_cond_timedwait_(os_cond_t *cond, os_mutex_t *mutex, double deadline_us)
 {
@@ -674,6 +680,7 @@ static void sg_sleep_us(double us)
 	if (!self_or_die("sleep") || !(us > 0))
 		return;
 	sg_actor_sleep_for(us * 1e-6 + host_timer_overshoot(sg_host_self()));
+	woke();
 }
 
 /* Whether host h is time-shared (SG_PROP_TIME_SHARED): the last few
@@ -695,25 +702,51 @@ static int host_time_shared(sg_host_t h)
 	return shared;
 }
 
-/* What a timed wait of the calling actor overshoots its deadline by, in
- * seconds: its host's timer_overshoot_us (SG_PROP_TIMER_OVERSHOOT), else
- * 0. Cached like host_time_shared. */
-static double host_timer_overshoot(sg_host_t h)
+/* A host's timer_overshoot_us and wakeup_us (SG_PROP_TIMER_OVERSHOOT,
+ * SG_PROP_WAKEUP_COST), µs, 0 when absent; the wake-up cost only on a
+ * time-shared host. Cached like host_time_shared. */
+struct host_timing
 {
-	static struct { sg_host_t h; double s; } seen[8];
+	sg_host_t h;
+	double overshoot_us, wakeup_us;
+};
+
+static const struct host_timing *host_timing(sg_host_t h)
+{
+	static struct host_timing seen[8];
 	static unsigned nseen;
 	for (unsigned i = 0; i < nseen; i++)
 		if (seen[i].h == h)
-			return seen[i].s;
-	const char *v = h ? sg_host_get_property_value(h, SG_PROP_TIMER_OVERSHOOT) : NULL;
-	double s = v ? strtod(v, NULL) * 1e-6 : 0;
-	if (!(s > 0) || !isfinite(s))
-		s = 0;
-	seen[nseen % 8].h = h;
-	seen[nseen % 8].s = s;
+			return &seen[i];
+	struct host_timing *t = &seen[nseen % 8];
 	if (nseen < 8)
 		nseen++;
-	return s;
+	t->h = h;
+	const char *names[2] = { SG_PROP_TIMER_OVERSHOOT, SG_PROP_WAKEUP_COST };
+	double *dst[2] = { &t->overshoot_us, &t->wakeup_us };
+	for (int k = 0; k < 2; k++)
+	{
+		const char *v = h ? sg_host_get_property_value(h, names[k]) : NULL;
+		double us = v ? strtod(v, NULL) : 0;
+		*dst[k] = us > 0 && isfinite(us) ? us : 0;
+	}
+	if (!h || !host_time_shared(h))
+		t->wakeup_us = 0;
+	return t;
+}
+
+static double host_timer_overshoot(sg_host_t h)
+{
+	return host_timing(h)->overshoot_us * 1e-6;
+}
+
+/* The calling actor has woken from a wait or a sleep: on a time-shared
+ * host it takes the core for the host's wakeup_us. */
+static void woke(void)
+{
+	double us = host_timing(sg_host_self())->wakeup_us;
+	if (us > 0)
+		sg_busy_us(us);
 }
 
 void sg_busy_us(double us)

@@ -221,7 +221,8 @@ static int check_elem(struct checker *c, const struct elem *e)
 		if (c->in_host && ((id->vlen == 14 && !strncmp(id->value, "malloc_cost_us", 14)) ||
 				   (id->vlen == 22 && !strncmp(id->value, "malloc_cost_us_per_mib", 22)) ||
 				   (id->vlen == 21 && !strncmp(id->value, "first_copy_us_per_mib", 21)) ||
-				   (id->vlen == 18 && !strncmp(id->value, "timer_overshoot_us", 18))))
+				   (id->vlen == 18 && !strncmp(id->value, "timer_overshoot_us", 18)) ||
+				   (id->vlen == 9 && !strncmp(id->value, "wakeup_us", 9))))
 		{
 			char v[64];
 			snprintf(v, sizeof(v), "%.*s", (int) (value->vlen < 63 ? value->vlen : 63), value->value);

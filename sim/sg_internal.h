@@ -87,6 +87,10 @@ int sg_route(const char *src_host, const char *dst_host, double *bandwidth, doub
  * ends after its deadline when it times out (calibrate-mpi.sh measures
  * it: Linux's timer slack and the wake-up). */
 #define SG_PROP_TIMER_OVERSHOOT "timer_overshoot_us"
+/* Microseconds of a time-shared core that a thread on it takes each time
+ * it wakes from a wait or a sleep (vela calibrate-wakeup measures it: the
+ * switches, the interrupt, the caches the computing thread refills). */
+#define SG_PROP_WAKEUP_COST "wakeup_us"
 /* The calling actor is busy for us microseconds of work: a sleep, or on a
  * time-shared host (SG_PROP_TIME_SHARED) an execution of that many
  * microseconds of the host's speed, which shares the core with the other
