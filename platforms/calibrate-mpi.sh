@@ -4,7 +4,7 @@
 # `mpirun -np 2` run here can be predicted from its own calibration
 # (bench/cluster_sim_accuracy).
 #
-#   platforms/calibrate-mpi.sh [--node PLATFORM.xml] [--cores N [--vela VELA]] [--pingpong PROG] [--mpirun "mpirun ARGS"] -o CLUSTER.xml
+#   platforms/calibrate-mpi.sh [--node PLATFORM.xml] [--cores N [--vela VELA]] [--insert PROG] [--pingpong PROG] [--mpirun "mpirun ARGS"] -o CLUSTER.xml
 #
 # The ping-pong (mpi/examples/pingpong: StarPU-MPI messages, 8 B to
 # 4 MiB, the median of 20 round trips each) gives the one-way time of each
@@ -24,15 +24,22 @@
 # us ends beside a computing thread (Linux's timer slack, 50 us by
 # default, and the wake-up) as --timer-overshoot, and what each wake-up
 # costs the computing thread as --wakeup-cost.
+# --insert PROG: bench/mpi_insert_cost.c built against libvela-mpi, run on
+# 2 ranks bound to a core each: the main thread's CPU time per
+# starpu_mpi_task_insert (a + b x data, for a task run elsewhere and for
+# one run here, the latter less the runtime's own submission cost that the
+# simulation charges besides, STARPU_SIMGRID_TASK_SUBMIT_COST's 0.21 us)
+# as --insert-cost.
 # Exit status 0, 1 when a step fails, 2 for a usage error.
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
-node= out= cores= vela="$top/build/tools/vela" pingpong="$top/build/mpi/examples/pingpong" mpirun="mpirun"
+node= out= cores= insert= vela="$top/build/tools/vela" pingpong="$top/build/mpi/examples/pingpong" mpirun="mpirun"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--node) node=$2; shift 2 ;;
 	--cores) cores=$2; shift 2 ;;
 	--vela) vela=$2; shift 2 ;;
+	--insert) insert=$2; shift 2 ;;
 	--pingpong) pingpong=$2; shift 2 ;;
 	--mpirun) mpirun=$2; shift 2 ;;
 	-o) out=$2; shift 2 ;;
@@ -78,6 +85,21 @@ if [ -n "$cores" ]; then
 	set -- "$@" --cores "$cores" --timer-overshoot "${overshoot}us" --wakeup-cost "${wakeup}us"
 	shared="each rank on $cores core(s) shared by its threads; vela calibrate-wakeup: timed waits $overshoot us late, a wake-up costs $wakeup us."
 fi
+inserts=
+if [ -n "$insert" ]; then
+	[ -x "$insert" ] || { echo "calibrate-mpi.sh: --insert $insert: no such program" >&2; exit 1; }
+	ic=$($mpirun $asroot --bind-to core --oversubscribe -np 2 -x STARPU_NCPU=1 -x STARPU_SILENT=1 "$insert") ||
+		{ echo "calibrate-mpi.sh: $insert failed" >&2; exit 1; }
+	inserts=$(printf '%s\n' "$ic" | awk '
+		$1 == "insert_us" { a = $2 } $1 == "insert_us_per_datum" { b = $2 }
+		$1 == "insert_local_us" { al = $2 } $1 == "insert_local_us_per_datum" { bl = $2 }
+		END {
+			if (a == "" || b == "" || al == "" || bl == "") exit 1
+			al -= 0.21; if (al < 0) al = 0
+			printf "%.4f,%.4f,%.4f,%.4f\n", a, b, al, bl
+		}') || { echo "calibrate-mpi.sh: cannot read $insert's output:" >&2; printf '%s\n' "$ic" >&2; exit 1; }
+	set -- "$@" --insert-cost "$inserts"
+fi
 python3 "$here/make-cluster.py" --nodes 2 --node "$node" --bandwidth "${bw}Bps" --latency "${lat}us" "$@" \
 	--name "localhost-2ranks" \
 	--source "Measured by platforms/calibrate-mpi.sh on $(date -u '+%Y-%m-%d %H:%M') UTC, $(hostname):" \
@@ -85,5 +107,6 @@ python3 "$here/make-cluster.py" --nodes 2 --node "$node" --bandwidth "${bw}Bps" 
 	--source "latency $lat us (8 B), bandwidth $bw B/s (slope between the two largest sizes)." \
 	--source "Eager limit $eager B ($eager_from): larger messages copied by the receiver at that bandwidth." \
 	${shared:+--source "$shared"} \
+	${inserts:+--source "Insertion costs by $(basename "$insert") (2 ranks, one core each), less 0.21 us of submission here: $inserts."} \
 	-o "$out" || exit 1
-echo "calibrate-mpi.sh: latency $lat us, bandwidth $bw B/s, eager limit $eager B${overshoot:+, timer overshoot $overshoot us, wake-up $wakeup us}: wrote $out"
+echo "calibrate-mpi.sh: latency $lat us, bandwidth $bw B/s, eager limit $eager B${overshoot:+, timer overshoot $overshoot us, wake-up $wakeup us}${inserts:+, insert costs $inserts}: wrote $out"

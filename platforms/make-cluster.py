@@ -20,7 +20,7 @@ nodes' RAM hosts (where MPI messages leave and arrive, sim/simrun_mpi.c):
       --bandwidth 25GBps --latency 1us [--topology switch|fat-tree] \\
       [--leaf-size K] [--oversubscription R] [--hop-latency 0.5us] \\
       [--cores N [--timer-overshoot US] [--wakeup-cost US]] [--copy-above BYTES --copy-bandwidth BW]
-      [--source TEXT]... -o cluster.xml
+      [--insert-cost A,B,AL,BL] [--source TEXT]... -o cluster.xml
 
 --cores N: each rank has N cores of the node and no core of its own for
 its main() and MPI progression thread (mpirun --bind-to core with one
@@ -39,6 +39,12 @@ those hosts. --wakeup-cost US: what a thread waking there costs the core
 limit) is copied by the receiving rank's thread that polls for it, at BW,
 on its core; only its header crosses the network (mpi_copy_above and
 mpi_copy_Bps on each node's RAM host, sim/simrun_mpi.c).
+
+--insert-cost A,B,AL,BL: the main thread's time per starpu_mpi_task_insert,
+A + B x data µs for a task another rank runs, AL + BL x data for one the
+rank runs (besides the runtime's submission cost), measured by
+bench/mpi_insert_cost.c (mpi_insert_us, mpi_insert_us_per_datum,
+mpi_insert_local_us, mpi_insert_local_us_per_datum on each RAM host).
 
 Bandwidths take SimGrid's units (Bps, kBps, MBps, GBps, bps, Gbps, ...),
 latencies s, ms, us, ns. --source lines go into the file's header comment:
@@ -129,6 +135,7 @@ def main():
     ap.add_argument("--wakeup-cost", default=None, help="with --cores: core time a wake-up costs (e.g. 20us)")
     ap.add_argument("--copy-above", type=int, default=None, help="messages above these bytes are copied by the receiver")
     ap.add_argument("--copy-bandwidth", default=None, help="with --copy-above: the receiver's copy bandwidth")
+    ap.add_argument("--insert-cost", default=None, help="A,B,AL,BL: us per task insertion (see above)")
     ap.add_argument("--source", action="append", default=[], help="a line of the header: where a figure comes from")
     ap.add_argument("-o", "--output", required=True)
     a = ap.parse_args()
@@ -153,7 +160,20 @@ def main():
     if a.wakeup_cost is not None and not a.cores:
         fail("--wakeup-cost needs --cores (the hosts whose threads it concerns)")
     wakeup = parse_quantity("--wakeup-cost", a.wakeup_cost, LAT_UNITS) if a.wakeup_cost else None
+    insert = None
+    if a.insert_cost is not None:
+        try:
+            insert = [float(x) for x in a.insert_cost.split(",")]
+        except ValueError:
+            insert = []
+        if len(insert) != 4 or not all(x >= 0 and x < float("inf") for x in insert):
+            fail("--insert-cost %s: expected four costs in microseconds, A,B,AL,BL (numbers >= 0)" % a.insert_cost)
     root, zone = load_node(a.node)
+    if insert is not None:
+        ram = [h for h in zone.findall("host") if h.get("id") == "RAM"][0]
+        for k, v in zip(("mpi_insert_us", "mpi_insert_us_per_datum", "mpi_insert_local_us",
+                         "mpi_insert_local_us_per_datum"), insert):
+            ET.SubElement(ram, "prop", {"id": k, "value": "%.6g" % v})
     if copy_bw is not None:
         ram = [h for h in zone.findall("host") if h.get("id") == "RAM"][0]
         ET.SubElement(ram, "prop", {"id": "mpi_copy_above", "value": "%d" % a.copy_above})
@@ -203,6 +223,9 @@ def main():
         w("     MPI messages above %d bytes are copied by the receiving rank's polling thread at %.6g B/s" %
           (a.copy_above, copy_bw))
         w("     (mpi_copy_above, mpi_copy_Bps on each RAM host); only their header crosses the network.")
+    if insert is not None:
+        w("     starpu_mpi_task_insert costs %.6g + %.6g us per datum (a task run elsewhere)," % (insert[0], insert[1]))
+        w("     %.6g + %.6g us per datum (run here) (mpi_insert_*us* on each RAM host)." % (insert[2], insert[3]))
     for s in a.source:
         w("     " + s.replace("--", "-"))
     w("     Messages go between the nodes' RAM hosts (vela-simrun, sim/README.md \"Clusters\"). -->")

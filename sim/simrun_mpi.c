@@ -109,6 +109,9 @@ struct rank
 	/* Messages above copy_above bytes to this rank are copied by it at
 	 * copy_Bps (negative copy_above: none). */
 	double copy_above, copy_Bps;
+	/* µs per starpu_mpi_task_insert: [0] fixed, [1] per datum, of a task
+	 * another rank runs; [2], [3] of one this rank runs. */
+	double insert_us[4];
 };
 
 static struct rank *ranks;
@@ -122,6 +125,7 @@ static struct vsg_request **barrier_reqs;
 static int barrier_n;
 static long long copy_max = 65536;	/* VELA_SIMRUN_COPY_MAX; -1: no limit */
 static int *ndups;			/* per rank: communicators duplicated */
+
 
 static void die(const char *fn, const char *what)
 {
@@ -169,6 +173,21 @@ void simrun_mpi_setup(int np)
 			}
 			ranks[r].copy_above = a;
 			ranks[r].copy_Bps = b;
+		}
+		const char *ins[4] = { "mpi_insert_us", "mpi_insert_us_per_datum", "mpi_insert_local_us",
+				       "mpi_insert_local_us_per_datum" };
+		for (int k = 0; k < 4; k++)
+		{
+			const char *v = ranks[r].ram ? sg_host_get_property_value(ranks[r].ram, ins[k]) : NULL;
+			char *end = NULL;
+			double us = v ? strtod(v, &end) : 0;
+			if (v && (*end || !(us >= 0) || !isfinite(us)))
+			{
+				char why[200];
+				snprintf(why, sizeof(why), "host %s: %s='%s' must be a cost in microseconds (>= 0)", name, ins[k], v);
+				die("setup", why);
+			}
+			ranks[r].insert_us[k] = us;
 		}
 	}
 	ndups = calloc((size_t) np, sizeof(int));
@@ -776,6 +795,12 @@ EXPORT void vsg_mpi_poke(void)
 	r->activity++;
 	if (r->nwatching)
 		sg_cond_notify_all(r->activity_cond);
+}
+
+EXPORT void vsg_mpi_insert_cost(int n, int here)
+{
+	const double *c = ranks[self_rank("starpu_mpi_task_insert")].insert_us + (here ? 2 : 0);
+	busy((c[0] + c[1] * (n > 0 ? n : 0)) * 1e-6);
 }
 
 /* A timed wait with a mutex nobody else takes: SimGrid 3.32 mishandles a

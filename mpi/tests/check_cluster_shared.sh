@@ -5,17 +5,20 @@
 # the committed ci-2core models, the distributed Cholesky (n 1024, tiles
 # 128) on 2 ranks, one worker each:
 #   - make-cluster.py --cores 1 keeps CPU0 only, without MAIN, marked
-#     time_shared; --timer-overshoot and --copy-above/--copy-bandwidth
-#     write their properties;
+#     time_shared; --timer-overshoot, --wakeup-cost, --insert-cost and
+#     --copy-above/--copy-bandwidth write their properties;
 #   - time-shared cores: a submission cost of 20 us, charged to main(),
 #     now takes the worker's core: the prediction is longer than on the
 #     same cluster with separate hosts;
 #   - messages above the eager limit copied by the receiver at 1 GB/s:
 #     longer again, the golden makespan to the nanosecond, the same on a
-#     second run;
+#     second run; with wake-ups costing 20 us of the core and insertion
+#     costs, longer again, its golden makespan;
+#   - vela calibrate-wakeup prints its two figures, refuses a bad option;
 # and bad input: --cores beyond the node's CPUs or below 1,
 # --copy-above without --copy-bandwidth, --timer-overshoot without
-# --cores (exit 2, the option named). The platform properties' own checks
+# --cores, --wakeup-cost without --cores, an --insert-cost that is not
+# four costs (exit 2, the option named). The platform properties' own checks
 # (file:line) are in tests/sim/check_platform_errors.sh. Skipped (77)
 # when SimGrid or BLAS (the example) is absent.
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -46,7 +49,10 @@ net="--nodes 2 --node $node --bandwidth 1GBps --latency 2us"
 python3 "$gen" $net -o "$tmp/plain.xml" &&
 	python3 "$gen" $net --cores 1 -o "$tmp/shared.xml" &&
 	python3 "$gen" $net --cores 1 --timer-overshoot 50us --copy-above 4096 --copy-bandwidth 1GBps \
-		-o "$tmp/copies.xml" || { problem "make-cluster.py failed"; exit 1; }
+		-o "$tmp/copies.xml" &&
+	python3 "$gen" $net --cores 1 --timer-overshoot 50us --copy-above 4096 --copy-bandwidth 1GBps \
+		--wakeup-cost 20us --insert-cost 0.05,0.02,0.1,0.05 -o "$tmp/all.xml" ||
+	{ problem "make-cluster.py failed"; exit 1; }
 grep -q 'host id="n0.MAIN"' "$tmp/shared.xml" && problem "--cores 1 kept the MAIN host"
 grep -q 'host id="n1.CPU1"' "$tmp/shared.xml" && problem "--cores 1 kept CPU1"
 grep -q '<host id="n1.CPU0" [^>]*><prop id="time_shared" value="1"/></host>' "$tmp/shared.xml" ||
@@ -54,6 +60,9 @@ grep -q '<host id="n1.CPU0" [^>]*><prop id="time_shared" value="1"/></host>' "$t
 grep -q '<prop id="timer_overshoot_us" value="50"/>' "$tmp/copies.xml" || problem "--timer-overshoot not written"
 grep -q '<prop id="mpi_copy_above" value="4096"/><prop id="mpi_copy_Bps" value="1000000000"/>' "$tmp/copies.xml" ||
 	problem "--copy-above/--copy-bandwidth not written"
+grep -q '<prop id="wakeup_us" value="20"/>' "$tmp/all.xml" || problem "--wakeup-cost not written"
+grep -q '<prop id="mpi_insert_us" value="0.05"/><prop id="mpi_insert_us_per_datum" value="0.02"/><prop id="mpi_insert_local_us" value="0.1"/><prop id="mpi_insert_local_us_per_datum" value="0.05"/>' \
+	"$tmp/all.xml" || problem "--insert-cost not written"
 
 # predict FILE [ENV...]: the simulated time of the Cholesky on FILE.
 predict() {
@@ -77,6 +86,23 @@ if [ "$copies" != 0.009186561 ] || [ "$again" != "$copies" ]; then
 else
 	echo "ok: copies by the receiver: $copies s (without: $base s)"
 fi
+all=$(predict "$tmp/all.xml")
+if [ "$all" != 0.009942366 ]; then
+	problem "wake-ups and insertions charged: expected 0.009942366 s, got '$all' (without: '$copies')"
+else
+	echo "ok: wake-ups and insertions charged: $all s"
+fi
+
+# vela calibrate-wakeup: both figures, numbers; a bad option is a usage error.
+"$vela" calibrate-wakeup -r 2 -p 200 >"$tmp/wk" 2>&1
+if [ $? != 0 ] || ! grep -qE '^overshoot_us [0-9]+\.[0-9]+$' "$tmp/wk" || ! grep -qE '^wakeup_us [0-9]+\.[0-9]+$' "$tmp/wk"; then
+	problem "vela calibrate-wakeup -r 2 -p 200:"; cat "$tmp/wk"
+else
+	echo "ok: vela calibrate-wakeup: $(tr '\n' ' ' <"$tmp/wk" | cut -c1-60)"
+fi
+"$vela" calibrate-wakeup -r 0 >"$tmp/wk" 2>&1
+[ $? = 2 ] && grep -q "^vela calibrate-wakeup: -r 0: expected" "$tmp/wk" ||
+	{ problem "vela calibrate-wakeup -r 0 was not refused (2):"; cat "$tmp/wk"; }
 
 # expect PATTERN ARGS...: make-cluster.py refuses ARGS (exit 2) saying PATTERN.
 expect() {
@@ -97,6 +123,9 @@ expect() {
 	expect "\-\-copy-above and \-\-copy-bandwidth go together" $net --copy-above 4096
 	expect "\-\-timer-overshoot needs \-\-cores" $net --timer-overshoot 50us
 	expect "\-\-copy-bandwidth fast: expected a number" $net --copy-above 1 --copy-bandwidth fast
+	expect "\-\-wakeup-cost needs \-\-cores" $net --wakeup-cost 20us
+	expect "\-\-insert-cost 1,2,3: expected four costs" $net --insert-cost 1,2,3
+	expect "\-\-insert-cost 1,2,-3,4: expected four costs" $net --insert-cost 1,2,-3,4
 }
 [ $fail = 0 ] && echo "PASS: clusters whose ranks share their cores"
 exit $fail
