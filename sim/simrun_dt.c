@@ -47,7 +47,7 @@ static int is_builtin(MPI_Datatype dt)
 	return (intptr_t) dt > 0 && (intptr_t) dt < 4096;
 }
 
-size_t type_size(MPI_Datatype dt)
+size_t simrun_type_size(MPI_Datatype dt)
 {
 	if (!dt)
 		return 0;
@@ -55,7 +55,7 @@ size_t type_size(MPI_Datatype dt)
 }
 
 /* count elements of dt at buf into out (contiguous). */
-void gather(const void *buf, int count, MPI_Datatype dt, unsigned char *out)
+void simrun_gather(const void *buf, int count, MPI_Datatype dt, unsigned char *out)
 {
 	if (is_builtin(dt))
 	{
@@ -71,7 +71,7 @@ void gather(const void *buf, int count, MPI_Datatype dt, unsigned char *out)
 }
 
 /* The inverse; at most bytes are taken from in. */
-void scatter(const unsigned char *in, size_t bytes, void *buf, int count, MPI_Datatype dt)
+void simrun_scatter(const unsigned char *in, size_t bytes, void *buf, int count, MPI_Datatype dt)
 {
 	if (is_builtin(dt))
 	{
@@ -90,14 +90,14 @@ void scatter(const unsigned char *in, size_t bytes, void *buf, int count, MPI_Da
 
 EXPORT int vsg_mpi_type_size(MPI_Datatype dt, int *size)
 {
-	*size = (int) type_size(dt);
+	*size = (int) simrun_type_size(dt);
 	return dt ? MPI_SUCCESS : MPI_ERR_TYPE;
 }
 
 EXPORT int vsg_mpi_pack_size(int count, MPI_Datatype dt, MPI_Comm comm, int *size)
 {
 	(void) comm;
-	*size = (int) ((size_t) count * type_size(dt));
+	*size = (int) ((size_t) count * simrun_type_size(dt));
 	return dt ? MPI_SUCCESS : MPI_ERR_TYPE;
 }
 
@@ -150,10 +150,10 @@ EXPORT int vsg_mpi_get_address(const void *p, MPI_Aint *a)
 EXPORT int vsg_mpi_pack(const void *in, int count, MPI_Datatype dt, void *out, int outsize, int *pos, MPI_Comm comm)
 {
 	(void) comm;
-	size_t n = (size_t) count * type_size(dt);
+	size_t n = (size_t) count * simrun_type_size(dt);
 	if (*pos < 0 || (size_t) *pos + n > (size_t) outsize)
 		return MPI_ERR_ARG;
-	gather(in, count, dt, (unsigned char *) out + *pos);
+	simrun_gather(in, count, dt, (unsigned char *) out + *pos);
 	*pos += (int) n;
 	return MPI_SUCCESS;
 }
@@ -161,10 +161,10 @@ EXPORT int vsg_mpi_pack(const void *in, int count, MPI_Datatype dt, void *out, i
 EXPORT int vsg_mpi_unpack(const void *in, int insize, int *pos, void *out, int count, MPI_Datatype dt, MPI_Comm comm)
 {
 	(void) comm;
-	size_t n = (size_t) count * type_size(dt);
+	size_t n = (size_t) count * simrun_type_size(dt);
 	if (*pos < 0 || (size_t) *pos + n > (size_t) insize)
 		return MPI_ERR_ARG;
-	scatter((const unsigned char *) in + *pos, n, out, count, dt);
+	simrun_scatter((const unsigned char *) in + *pos, n, out, count, dt);
 	*pos += (int) n;
 	return MPI_SUCCESS;
 }

@@ -10,12 +10,15 @@
 #include <stddef.h>
 
 #define EXPORT __attribute__((visibility("default")))
+/* vela-simrun exports its symbols to the ranks' libraries (the vsg_mpi_*
+ * functions): these stay inside. */
+#define SIMRUN_INTERNAL __attribute__((visibility("hidden")))
 
 /* Bytes of count elements of dt (0 for no type). */
-size_t type_size(MPI_Datatype dt);
+SIMRUN_INTERNAL size_t simrun_type_size(MPI_Datatype dt);
 /* count elements of dt at buf into out, contiguous. */
-void gather(const void *buf, int count, MPI_Datatype dt, unsigned char *out);
+SIMRUN_INTERNAL void simrun_gather(const void *buf, int count, MPI_Datatype dt, unsigned char *out);
 /* The inverse; at most bytes are taken from in. */
-void scatter(const unsigned char *in, size_t bytes, void *buf, int count, MPI_Datatype dt);
+SIMRUN_INTERNAL void simrun_scatter(const unsigned char *in, size_t bytes, void *buf, int count, MPI_Datatype dt);
 
 #endif /* VELA_SIMRUN_INTERNAL_H */

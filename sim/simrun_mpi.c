@@ -402,7 +402,7 @@ static void finish(struct vsg_request *q, struct msg *m);
 /* m meets receive q: its bytes go into q's buffer. */
 static void match(struct vsg_request *q, struct msg *m)
 {
-	size_t cap = (size_t) q->count * type_size(q->dt);
+	size_t cap = (size_t) q->count * simrun_type_size(q->dt);
 	q->st.MPI_SOURCE = m->src;
 	q->st.MPI_TAG = m->tag;
 	q->st.MPI_ERROR = MPI_SUCCESS;
@@ -428,7 +428,7 @@ static void match(struct vsg_request *q, struct msg *m)
 static void finish(struct vsg_request *q, struct msg *m)
 {
 	if (m->data)
-		scatter(m->data, q->st.vsg_count, q->buf, q->count, q->dt);
+		simrun_scatter(m->data, q->st.vsg_count, q->buf, q->count, q->dt);
 	/* Everything done before the completions: each may let other actors
 	 * run (a notification is a simcall), which may free the requests. */
 	struct vsg_request *sq = m->sync || m->rndv ? m->sreq : NULL;
@@ -581,11 +581,11 @@ static int post_send(const void *buf, int count, MPI_Datatype dt, int dest, int 
 	m->tag = tag;
 	m->comm = (int) (intptr_t) comm;
 	m->sync = sync;
-	m->bytes = (size_t) count * type_size(dt);
+	m->bytes = (size_t) count * simrun_type_size(dt);
 	if (copy_max < 0 || m->bytes <= (unsigned long long) copy_max)
 	{
 		m->data = malloc(m->bytes ? m->bytes : 1);
-		gather(buf, count, dt, m->data);
+		simrun_gather(buf, count, dt, m->data);
 	}
 	m->seq = ranks[src].sent[dest]++;
 	m->rndv = ranks[dest].copy_above >= 0 && (double) m->bytes > ranks[dest].copy_above && src != dest;
@@ -770,7 +770,7 @@ EXPORT int vsg_mpi_test_cancelled(const MPI_Status *st, int *flag)
 
 EXPORT int vsg_mpi_get_count(const MPI_Status *st, MPI_Datatype dt, int *count)
 {
-	size_t s = type_size(dt);
+	size_t s = simrun_type_size(dt);
 	*count = s ? (int) (st->vsg_count / s) : 0;
 	return MPI_SUCCESS;
 }
@@ -942,7 +942,7 @@ EXPORT int vsg_mpi_allreduce(const void *in, void *out, int count, MPI_Datatype 
 	if (ret)
 		return ret;
 	int me = self_rank("MPI_Allreduce");
-	size_t bytes = (size_t) count * type_size(dt);
+	size_t bytes = (size_t) count * simrun_type_size(dt);
 	if (out != in)
 		memmove(out, in, bytes);
 	if (me != 0)
