@@ -44,6 +44,14 @@
 #include <starpu_mpi.h>
 #include <vela_extension.h>
 
+/* A simulated cluster charges each starpu_mpi_task_insert its measured
+ * cost (sim/mpi/mpi.h); nothing in a real run. */
+#ifdef VELA_SIMULATED_MPI
+#define MPI_SIM_INSERT_COST(n, here) vsg_mpi_insert_cost(n, here)
+#else
+#define MPI_SIM_INSERT_COST(n, here) ((void) (n), (void) (here))
+#endif
+
 /* Per-thread variables (MPI_TLS(type, name): name_get(), name_set(v)).
  * In a simulated cluster (sim/mpi/mpi.h) every actor — each of a rank's
  * threads — runs on the process's one OS thread, so a __thread variable

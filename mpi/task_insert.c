@@ -696,6 +696,7 @@ static int mpi_insert(MPI_Comm comm, struct starpu_codelet *cl, va_list ap, enum
 			return ret;
 		}
 	}
+	MPI_SIM_INSERT_COST(in.nu, task != NULL);
 	if (phase != POST_BUILD)
 		ret = exchange_inputs(&in);
 	if (phase == INSERT && task)

@@ -19,7 +19,32 @@ nodes' RAM hosts (where MPI messages leave and arrive, sim/simrun_mpi.c):
   make-cluster.py --nodes 16 --node epyc2-4xa100-pcie.platform.v4.xml \\
       --bandwidth 25GBps --latency 1us [--topology switch|fat-tree] \\
       [--leaf-size K] [--oversubscription R] [--hop-latency 0.5us] \\
-      [--source TEXT]... -o cluster.xml
+      [--cores N [--timer-overshoot US] [--wakeup-cost US]] [--copy-above BYTES --copy-bandwidth BW]
+      [--insert-cost A,B,AL,BL] [--source TEXT]... -o cluster.xml
+
+--cores N: each rank has N cores of the node and no core of its own for
+its main() and MPI progression thread (mpirun --bind-to core with one
+core per rank, or N): the node keeps CPU0..CPU<N-1> (MAIN and the other
+CPU hosts are left out, so main() runs on CPU0) and they are marked
+time_shared="1": the threads placed on a host share its core, their
+work (kernels, the runtime's costs, the MPI layer's) executions of its
+flops (sim/README.md "Clusters"). --timer-overshoot US: by how much a
+timed wait of those threads ends after its deadline (Linux's timer slack
+and the wake-up, measured by calibrate-mpi.sh): timer_overshoot_us on
+those hosts. --wakeup-cost US: what a thread waking there costs the core
+(vela calibrate-wakeup): wakeup_us on those hosts.
+
+--copy-above BYTES --copy-bandwidth BW: MPI as shared memory carries it
+(one machine's ranks): a message larger than BYTES (the MPI's eager
+limit) is copied by the receiving rank's thread that polls for it, at BW,
+on its core; only its header crosses the network (mpi_copy_above and
+mpi_copy_Bps on each node's RAM host, sim/simrun_mpi.c).
+
+--insert-cost A,B,AL,BL: the main thread's time per starpu_mpi_task_insert,
+A + B x data µs for a task another rank runs, AL + BL x data for one the
+rank runs (besides the runtime's submission cost), measured by
+bench/mpi_insert_cost.c (mpi_insert_us, mpi_insert_us_per_datum,
+mpi_insert_local_us, mpi_insert_local_us_per_datum on each RAM host).
 
 Bandwidths take SimGrid's units (Bps, kBps, MBps, GBps, bps, Gbps, ...),
 latencies s, ms, us, ns. --source lines go into the file's header comment:
@@ -104,6 +129,13 @@ def main():
     ap.add_argument("--oversubscription", type=float, default=1.0)
     ap.add_argument("--hop-latency", default="0s", help="fat tree: added each way through the spine")
     ap.add_argument("--name", default=None)
+    ap.add_argument("--cores", type=int, default=0,
+                    help="the CPU hosts each rank keeps, its threads sharing them (time_shared)")
+    ap.add_argument("--timer-overshoot", default=None, help="with --cores: a timed wait's lateness (e.g. 55us)")
+    ap.add_argument("--wakeup-cost", default=None, help="with --cores: core time a wake-up costs (e.g. 20us)")
+    ap.add_argument("--copy-above", type=int, default=None, help="messages above these bytes are copied by the receiver")
+    ap.add_argument("--copy-bandwidth", default=None, help="with --copy-above: the receiver's copy bandwidth")
+    ap.add_argument("--insert-cost", default=None, help="A,B,AL,BL: us per task insertion (see above)")
     ap.add_argument("--source", action="append", default=[], help="a line of the header: where a figure comes from")
     ap.add_argument("-o", "--output", required=True)
     a = ap.parse_args()
@@ -117,7 +149,52 @@ def main():
             fail("--leaf-size %d: a fat tree needs leaves of 1 or more nodes" % a.leaf_size)
         if not a.oversubscription > 0:
             fail("--oversubscription %g: must be positive" % a.oversubscription)
+    if (a.copy_above is None) != (a.copy_bandwidth is None):
+        fail("--copy-above and --copy-bandwidth go together")
+    if a.copy_above is not None and a.copy_above < 0:
+        fail("--copy-above %d: must be 0 or more bytes" % a.copy_above)
+    copy_bw = parse_quantity("--copy-bandwidth", a.copy_bandwidth, BW_UNITS) if a.copy_bandwidth else None
+    if a.timer_overshoot is not None and not a.cores:
+        fail("--timer-overshoot needs --cores (the hosts whose threads it concerns)")
+    overshoot = parse_quantity("--timer-overshoot", a.timer_overshoot, LAT_UNITS) if a.timer_overshoot else None
+    if a.wakeup_cost is not None and not a.cores:
+        fail("--wakeup-cost needs --cores (the hosts whose threads it concerns)")
+    wakeup = parse_quantity("--wakeup-cost", a.wakeup_cost, LAT_UNITS) if a.wakeup_cost else None
+    insert = None
+    if a.insert_cost is not None:
+        try:
+            insert = [float(x) for x in a.insert_cost.split(",")]
+        except ValueError:
+            insert = []
+        if len(insert) != 4 or not all(x >= 0 and x < float("inf") for x in insert):
+            fail("--insert-cost %s: expected four costs in microseconds, A,B,AL,BL (numbers >= 0)" % a.insert_cost)
     root, zone = load_node(a.node)
+    if insert is not None:
+        ram = [h for h in zone.findall("host") if h.get("id") == "RAM"][0]
+        for k, v in zip(("mpi_insert_us", "mpi_insert_us_per_datum", "mpi_insert_local_us",
+                         "mpi_insert_local_us_per_datum"), insert):
+            ET.SubElement(ram, "prop", {"id": k, "value": "%.6g" % v})
+    if copy_bw is not None:
+        ram = [h for h in zone.findall("host") if h.get("id") == "RAM"][0]
+        ET.SubElement(ram, "prop", {"id": "mpi_copy_above", "value": "%d" % a.copy_above})
+        ET.SubElement(ram, "prop", {"id": "mpi_copy_Bps", "value": "%.17g" % copy_bw})
+    if a.cores:
+        ncpu = len([h for h in zone.findall("host") if re.fullmatch(r"CPU[0-9]+", h.get("id"))])
+        if a.cores < 1 or a.cores > ncpu:
+            fail("--cores %d: the node %s has %d CPU hosts" % (a.cores, a.node, ncpu))
+        keep = lambda n: not (n == "MAIN" or (re.fullmatch(r"CPU[0-9]+", n) and int(n[3:]) >= a.cores))
+        for h in list(zone.findall("host")):
+            if not keep(h.get("id")):
+                zone.remove(h)
+            elif re.fullmatch(r"CPU[0-9]+", h.get("id")):
+                ET.SubElement(h, "prop", {"id": "time_shared", "value": "1"})
+                if overshoot is not None:
+                    ET.SubElement(h, "prop", {"id": "timer_overshoot_us", "value": "%.6g" % (overshoot * 1e6)})
+                if wakeup is not None:
+                    ET.SubElement(h, "prop", {"id": "wakeup_us", "value": "%.6g" % (wakeup * 1e6)})
+        for r in list(zone.findall("route")):
+            if not (keep(r.get("src")) and keep(r.get("dst"))):
+                zone.remove(r)
     node_name = os.path.basename(a.node).split(".")[0]
     name = a.name or "%dx%s" % (a.nodes, node_name)
 
@@ -135,6 +212,20 @@ def main():
         w("     node-to-node latency %.6g s within a leaf, leaf uplinks %.6g B/s each way" %
           (lat, bw * a.leaf_size / a.oversubscription))
         w("     (oversubscription %g), %.6g s more each way through the spine." % (a.oversubscription, hop))
+    if a.cores:
+        w("     Each rank keeps %d core(s) of its node, CPU0..CPU%d, shared by its main(), its workers" % (a.cores, a.cores - 1))
+        w("     and its MPI progression thread (time_shared; no MAIN host).")
+        if overshoot is not None:
+            w("     Their timed waits end %.6g us after their deadline (timer_overshoot_us)." % (overshoot * 1e6))
+        if wakeup is not None:
+            w("     Each wake-up of a thread there takes %.6g us of the core (wakeup_us)." % (wakeup * 1e6))
+    if copy_bw is not None:
+        w("     MPI messages above %d bytes are copied by the receiving rank's polling thread at %.6g B/s" %
+          (a.copy_above, copy_bw))
+        w("     (mpi_copy_above, mpi_copy_Bps on each RAM host); only their header crosses the network.")
+    if insert is not None:
+        w("     starpu_mpi_task_insert costs %.6g + %.6g us per datum (a task run elsewhere)," % (insert[0], insert[1]))
+        w("     %.6g + %.6g us per datum (run here) (mpi_insert_*us* on each RAM host)." % (insert[2], insert[3]))
     for s in a.source:
         w("     " + s.replace("--", "-"))
     w("     Messages go between the nodes' RAM hosts (vela-simrun, sim/README.md \"Clusters\"). -->")

@@ -11,7 +11,10 @@
  * so a plain delay (sg_actor_sleep_for) gives the same times as consuming
  * the host's flops, at half the cost; hosts shared by several workers
  * (STARPU_NCPU above the platform's CPU count) are not modelled as
- * contended.
+ * contended. A host marked time-shared (SG_PROP_TIME_SHARED: one core
+ * that the rank's main, worker and MPI progression thread share) runs
+ * CPU tasks and the runtime's costs as executions of its flops instead,
+ * which share the core with whatever else computes there (sg_busy_us).
  *
  * A GPU worker queues the kernels of asynchronous codelets
  * (STARPU_CUDA_ASYNC, STARPU_OPENCL_ASYNC) and goes on, as the real device
@@ -40,8 +43,7 @@ static int sg_execute(struct worker *w, struct job *j)
 	int ret = sg_core->task_duration_us(w, j, &us);
 	if (ret)
 		return ret;
-	if (us > 0)
-		sg_actor_sleep_for(us * 1e-6);
+	sg_busy_us(us);
 	return 0;
 }
 

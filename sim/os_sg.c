@@ -22,10 +22,15 @@
 #include <xbt/config.h>
 
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Time-shared hosts (below, "Time"). */
+static double host_timer_overshoot(sg_host_t h);
+static void woke(void);
 
 #define SG_MAGIC_MUTEX 0x4d584c56u	/* "VLXM" */
 #define SG_MAGIC_COND 0x44434c56u	/* "VLCD" */
@@ -514,10 +519,11 @@ static int cond_wait_common(os_cond_t *cond, os_mutex_t *mutex, double deadline_
 	c->nwaiters++;
 	m->depth = 0;
 	mutex_release(m);
-	int timedout = 0;
+	int timedout = 0, waited = 0;
 	sg_mutex_lock(wm);
 	while (c->seq == seq && !timedout)
 	{
+		waited = 1;
 		if (!timed)
 			sg_cond_wait(c->c, wm);
 		else
@@ -528,6 +534,8 @@ static int cond_wait_common(os_cond_t *cond, os_mutex_t *mutex, double deadline_
 	}
 	c->nwaiters--;
 	sg_mutex_unlock(wm);
+	if (waited)
+		woke();
 	mutex_acquire(m, me);
 	m->depth = depth;
 	return timedout && c->seq == seq ? ETIMEDOUT : 0;
@@ -538,9 +546,13 @@ static int sg_cond_wait_(os_cond_t *cond, os_mutex_t *mutex)
 	return cond_wait_common(cond, mutex, 0, 0);
 }
 
+/* A timed wait that times out ends late by the host's timer overshoot
+ * (a real thread's timer fires after its deadline: Linux's timer slack,
+ * 50 µs by default, and the wake-up); one that is signalled is not. */
+
 static int sg_cond_timedwait_(os_cond_t *cond, os_mutex_t *mutex, double deadline_us)
 {
-	return cond_wait_common(cond, mutex, deadline_us * 1e-6, 1);
+	return cond_wait_common(cond, mutex, deadline_us * 1e-6 + host_timer_overshoot(sg_host_self()), 1);
 }
 
 /* ------------------------------------------------------------------ */
@@ -667,16 +679,95 @@ static void sg_sleep_us(double us)
 {
 	if (!self_or_die("sleep") || !(us > 0))
 		return;
-	sg_actor_sleep_for(us * 1e-6);
+	sg_actor_sleep_for(us * 1e-6 + host_timer_overshoot(sg_host_self()));
+	woke();
+}
+
+/* Whether host h is time-shared (SG_PROP_TIME_SHARED): the last few
+ * hosts asked about, remembered (a rank's actors use one or two). Each
+ * rank's plugin has its own copy; actors run one at a time. */
+static int host_time_shared(sg_host_t h)
+{
+	static struct { sg_host_t h; int shared; } seen[8];
+	static unsigned nseen;
+	for (unsigned i = 0; i < nseen; i++)
+		if (seen[i].h == h)
+			return seen[i].shared;
+	const char *v = sg_host_get_property_value(h, SG_PROP_TIME_SHARED);
+	int shared = v && !strcmp(v, "1");
+	seen[nseen % 8].h = h;
+	seen[nseen % 8].shared = shared;
+	if (nseen < 8)
+		nseen++;
+	return shared;
+}
+
+/* A host's timer_overshoot_us and wakeup_us (SG_PROP_TIMER_OVERSHOOT,
+ * SG_PROP_WAKEUP_COST), µs, 0 when absent; the wake-up cost only on a
+ * time-shared host. Cached like host_time_shared. */
+struct host_timing
+{
+	sg_host_t h;
+	double overshoot_us, wakeup_us;
+};
+
+static const struct host_timing *host_timing(sg_host_t h)
+{
+	static struct host_timing seen[8];
+	static unsigned nseen;
+	for (unsigned i = 0; i < nseen; i++)
+		if (seen[i].h == h)
+			return &seen[i];
+	struct host_timing *t = &seen[nseen % 8];
+	if (nseen < 8)
+		nseen++;
+	t->h = h;
+	const char *names[2] = { SG_PROP_TIMER_OVERSHOOT, SG_PROP_WAKEUP_COST };
+	double *dst[2] = { &t->overshoot_us, &t->wakeup_us };
+	for (int k = 0; k < 2; k++)
+	{
+		const char *v = h ? sg_host_get_property_value(h, names[k]) : NULL;
+		double us = v ? strtod(v, NULL) : 0;
+		*dst[k] = us > 0 && isfinite(us) ? us : 0;
+	}
+	if (!h || !host_time_shared(h))
+		t->wakeup_us = 0;
+	return t;
+}
+
+static double host_timer_overshoot(sg_host_t h)
+{
+	return host_timing(h)->overshoot_us * 1e-6;
+}
+
+/* The calling actor has woken from a wait or a sleep: on a time-shared
+ * host it takes the core for the host's wakeup_us. */
+static void woke(void)
+{
+	double us = host_timing(sg_host_self())->wakeup_us;
+	if (us > 0)
+		sg_busy_us(us);
+}
+
+void sg_busy_us(double us)
+{
+	if (!(us > 0))
+		return;
+	sg_host_t h = sg_host_self();
+	if (h && host_time_shared(h))
+		sg_actor_execute(us * 1e-6 * sg_host_get_speed(h));
+	else
+		sg_actor_sleep_for(us * 1e-6);
 }
 
 /* The runtime's own work (os_ops.model_cost): the actor is busy for that
  * long. A delay rather than flops on its host, for the reason driver_sg.c
- * gives (each runtime thread has a host of its own). */
+ * gives (each runtime thread has a host of its own), except on a
+ * time-shared host (sg_busy_us), whose threads take turns on one core. */
 static void sg_model_cost(double us)
 {
 	if (self_or_die("model_cost") && us > 0)
-		sg_actor_sleep_for(us * 1e-6);
+		sg_busy_us(us);
 }
 
 /* sg_actor_yield alone would livelock a polling loop (simulated time

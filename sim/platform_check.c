@@ -119,6 +119,22 @@ static const char *const routings[] = {
 	"ClusterTorus", "ClusterDragonfly", "Wifi", NULL
 };
 
+
+/* The host properties that are measured costs: a non-negative number of
+ * microseconds each (vela calibrate-bus, calibrate-wakeup,
+ * platforms/calibrate-mpi.sh). */
+static int is_cost_prop(const char *id, size_t len)
+{
+	static const char *const names[] = {
+		"malloc_cost_us", "malloc_cost_us_per_mib", "first_copy_us_per_mib", "timer_overshoot_us", "wakeup_us",
+		"mpi_insert_us", "mpi_insert_us_per_datum", "mpi_insert_local_us", "mpi_insert_local_us_per_datum",
+	};
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+		if (strlen(names[k]) == len && !strncmp(id, names[k], len))
+			return 1;
+	return 0;
+}
+
 static int check_elem(struct checker *c, const struct elem *e)
 {
 	int line = e->line;
@@ -217,10 +233,9 @@ static int check_elem(struct checker *c, const struct elem *e)
 				return bad(c, line, "host %s has memsize='%s': a memsize must be a positive number of bytes",
 					   c->host, v);
 		}
-		/* A device's measured allocation cost (vela calibrate-bus). */
-		if (c->in_host && ((id->vlen == 14 && !strncmp(id->value, "malloc_cost_us", 14)) ||
-				   (id->vlen == 22 && !strncmp(id->value, "malloc_cost_us_per_mib", 22)) ||
-				   (id->vlen == 21 && !strncmp(id->value, "first_copy_us_per_mib", 21))))
+		/* A measured cost (a device's allocation, a core's wake-ups, an
+		 * MPI insertion). */
+		if (c->in_host && is_cost_prop(id->value, id->vlen))
 		{
 			char v[64];
 			snprintf(v, sizeof(v), "%.*s", (int) (value->vlen < 63 ? value->vlen : 63), value->value);
@@ -235,6 +250,26 @@ static int check_elem(struct checker *c, const struct elem *e)
 		if (c->in_host && id->vlen == 17 && !strncmp(id->value, "copies_on_compute", 17) &&
 		    !(value->vlen == 1 && (value->value[0] == '0' || value->value[0] == '1')))
 			return bad(c, line, "host %s has copies_on_compute='%.*s': it must be 0 or 1", c->host,
+				   (int) (value->vlen < 63 ? value->vlen : 63), value->value);
+		/* Messages above mpi_copy_above bytes copied by the receiver at
+		 * mpi_copy_Bps (sim/simrun_mpi.c). */
+		if (c->in_host && ((id->vlen == 14 && !strncmp(id->value, "mpi_copy_above", 14)) ||
+				   (id->vlen == 12 && !strncmp(id->value, "mpi_copy_Bps", 12))))
+		{
+			char v[64];
+			snprintf(v, sizeof(v), "%.*s", (int) (value->vlen < 63 ? value->vlen : 63), value->value);
+			char *end;
+			errno = 0;
+			double d = strtod(v, &end);
+			int bps = id->vlen == 12;
+			if (end == v || *end || errno || !isfinite(d) || (bps ? !(d > 0.0) : !(d >= 0.0)))
+				return bad(c, line, "host %s has %.*s='%s': it must be %s", c->host, (int) id->vlen, id->value,
+					   v, bps ? "a bandwidth > 0 in bytes per second" : "a number of bytes >= 0");
+		}
+		/* A core shared by the runtime threads placed on it (0 or 1). */
+		if (c->in_host && id->vlen == 11 && !strncmp(id->value, "time_shared", 11) &&
+		    !(value->vlen == 1 && (value->value[0] == '0' || value->value[0] == '1')))
+			return bad(c, line, "host %s has time_shared='%.*s': it must be 0 or 1", c->host,
 				   (int) (value->vlen < 63 ? value->vlen : 63), value->value);
 	}
 	return 0;

@@ -79,6 +79,23 @@ int sg_route(const char *src_host, const char *dst_host, double *bandwidth, doub
 /* The names perfmodel/dev_costs.h writes (vela calibrate-bus). */
 #define SG_PROP_COPIES_ON_COMPUTE "copies_on_compute"
 #define SG_PROP_FIRST_COPY_US_PER_MIB "first_copy_us_per_mib"
+/* A CPU host whose one core every runtime thread placed on it shares
+ * (make-cluster.py --cores: a rank bound to one core, its main, worker and
+ * MPI progression thread on it): value 1. */
+#define SG_PROP_TIME_SHARED "time_shared"
+/* Microseconds by which a timed wait or sleep of a thread on that host
+ * ends after its deadline when it times out (calibrate-mpi.sh measures
+ * it: Linux's timer slack and the wake-up). */
+#define SG_PROP_TIMER_OVERSHOOT "timer_overshoot_us"
+/* Microseconds of a time-shared core that a thread on it takes each time
+ * it wakes from a wait or a sleep (vela calibrate-wakeup measures it: the
+ * switches, the interrupt, the caches the computing thread refills). */
+#define SG_PROP_WAKEUP_COST "wakeup_us"
+/* The calling actor is busy for us microseconds of work: a sleep, or on a
+ * time-shared host (SG_PROP_TIME_SHARED) an execution of that many
+ * microseconds of the host's speed, which shares the core with the other
+ * actors computing there (os_sg.c). */
+void sg_busy_us(double us);
 struct sg_engine;
 struct sg_kernel;
 struct sg_engine *sg_engine_of(sg_host_t host);

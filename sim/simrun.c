@@ -749,6 +749,20 @@ int main(int argc, char **argv)
 	/* What each rank's runtime reads at starpu_init. */
 	setenv("STARPU_SIMGRID", "1", 1);
 	setenv("STARPU_SIMGRID_PLATFORM", platform, 1);
+	/* Ranks whose threads share their cores (make-cluster.py --cores):
+	 * their MPI progression thread behaves as one without a core of its
+	 * own does (libvela-mpi, mpi/README.md "Idle"), unless told. */
+	int shared = 1;
+	for (int r = 0; r < np && shared; r++)
+	{
+		char host[64];
+		snprintf(host, sizeof(host), "n%d.CPU0", r);
+		sg_host_t h = sg_host_by_name(host);
+		const char *v = h ? sg_host_get_property_value(h, "time_shared") : NULL;
+		shared = v && !strcmp(v, "1");
+	}
+	if (shared)
+		setenv("VELA_MPI_SHARED_CORES", "1", 0);
 	const char *t = getenv("TMPDIR");
 	snprintf(tmpdir, sizeof(tmpdir), "%s/vela-simrun-XXXXXX", t && *t ? t : "/tmp");
 	if (!mkdtemp(tmpdir))

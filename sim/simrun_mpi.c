@@ -16,6 +16,17 @@
  * a synchronous send once it is also matched. Nothing here reads the wall
  * clock: the same run gives the same simulated times.
  *
+ * Copies by the receiver: on a node whose RAM host says mpi_copy_above
+ * (bytes) and mpi_copy_Bps (make-cluster.py --copy-above, written for
+ * localhost by calibrate-mpi.sh), a larger message sent to it goes as
+ * shared-memory MPI sends it (a rendezvous, Open MPI's single copy): only
+ * its header crosses the route (latency), and the receiving rank's thread
+ * that next tests or waits for the matched receive copies the bytes
+ * itself, bytes / mpi_copy_Bps of its CPU (an execution on a time-shared
+ * host, sharing the core with the rank's worker; else a delay); the send
+ * completes with the copy. The header's arrival wakes the rank's
+ * spinning threads, as a polling thread would see it.
+ *
  * Bytes: a message of at most VELA_SIMRUN_COPY_MAX bytes (default 65536)
  * carries its bytes; a larger one only its size, leaving the receive
  * buffer as it was. In a simulation kernels do not run, so a tile's values
@@ -38,21 +49,14 @@
 #include <simgrid/mutex.h>
 
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#define EXPORT __attribute__((visibility("default")))
+#include "sim/simrun_internal.h"
 
-/* Hindexed bytes (the only derived type libvela-mpi makes). */
-struct vsg_datatype
-{
-	int n;
-	int *lens;
-	MPI_Aint *displs;
-	size_t size;
-};
 
 enum { REQ_SEND, REQ_RECV, REQ_BARRIER };
 
@@ -73,6 +77,8 @@ struct vsg_request
 	struct vsg_request *next;	/* in the rank's posted list */
 	/* sends */
 	struct msg *m;
+	/* receives: matched to a message whose bytes this rank copies */
+	struct msg *rndv;
 };
 
 struct msg
@@ -83,6 +89,7 @@ struct msg
 	unsigned long long seq;
 	struct vsg_request *sreq;	/* the send, until it completes */
 	int delivered, matched;
+	int rndv;		/* copied by the receiver (mpi_copy_above) */
 	struct msg *next;
 };
 
@@ -99,6 +106,12 @@ struct rank
 	unsigned long activity;		/* requests of this rank completed so far */
 	int nwatching;			/* actors in vsg_mpi_wait_activity */
 	sg_cond_t activity_cond;
+	/* Messages above copy_above bytes to this rank are copied by it at
+	 * copy_Bps (negative copy_above: none). */
+	double copy_above, copy_Bps;
+	/* µs per starpu_mpi_task_insert: [0] fixed, [1] per datum, of a task
+	 * another rank runs; [2], [3] of one this rank runs. */
+	double insert_us[4];
 };
 
 static struct rank *ranks;
@@ -112,6 +125,7 @@ static struct vsg_request **barrier_reqs;
 static int barrier_n;
 static long long copy_max = 65536;	/* VELA_SIMRUN_COPY_MAX; -1: no limit */
 static int *ndups;			/* per rank: communicators duplicated */
+
 
 static void die(const char *fn, const char *what)
 {
@@ -142,6 +156,38 @@ void simrun_mpi_setup(int np)
 		{
 			snprintf(name, sizeof(name), "n%d.%s", r, try[k]);
 			ranks[r].ram = sg_host_by_name(name);
+		}
+		ranks[r].copy_above = -1;
+		const char *ca = ranks[r].ram ? sg_host_get_property_value(ranks[r].ram, "mpi_copy_above") : NULL;
+		const char *cb = ranks[r].ram ? sg_host_get_property_value(ranks[r].ram, "mpi_copy_Bps") : NULL;
+		if (ca || cb)
+		{
+			char *e1 = NULL, *e2 = NULL;
+			double a = ca ? strtod(ca, &e1) : -1, b = cb ? strtod(cb, &e2) : -1;
+			if (!ca || !cb || *e1 || *e2 || !(a >= 0) || !(b > 0) || !isfinite(a) || !isfinite(b))
+			{
+				char why[200];
+				snprintf(why, sizeof(why), "host %s: mpi_copy_above and mpi_copy_Bps go together, a number of "
+					 "bytes >= 0 and a bandwidth > 0", name);
+				die("setup", why);
+			}
+			ranks[r].copy_above = a;
+			ranks[r].copy_Bps = b;
+		}
+		const char *ins[4] = { "mpi_insert_us", "mpi_insert_us_per_datum", "mpi_insert_local_us",
+				       "mpi_insert_local_us_per_datum" };
+		for (int k = 0; k < 4; k++)
+		{
+			const char *v = ranks[r].ram ? sg_host_get_property_value(ranks[r].ram, ins[k]) : NULL;
+			char *end = NULL;
+			double us = v ? strtod(v, &end) : 0;
+			if (v && (*end || !(us >= 0) || !isfinite(us)))
+			{
+				char why[200];
+				snprintf(why, sizeof(why), "host %s: %s='%s' must be a cost in microseconds (>= 0)", name, ins[k], v);
+				die("setup", why);
+			}
+			ranks[r].insert_us[k] = us;
 		}
 	}
 	ndups = calloc((size_t) np, sizeof(int));
@@ -188,155 +234,6 @@ static int check_comm(MPI_Comm comm, const char *fn)
 			"or a duplicate of it)\n", fn);
 		return MPI_ERR_COMM;
 	}
-	return MPI_SUCCESS;
-}
-
-/* ------------------------------------------------------------------ */
-/* Datatypes */
-
-static size_t builtin_size(MPI_Datatype dt)
-{
-	switch ((intptr_t) dt)
-	{
-	case 1: case 2: case 3:
-		return 1;
-	case 4:
-		return sizeof(int);
-	case 5:
-		return sizeof(double);
-	case 6:
-		return sizeof(long);
-	case 7:
-		return sizeof(uint64_t);
-	default:
-		return 0;
-	}
-}
-
-static int is_builtin(MPI_Datatype dt)
-{
-	return (intptr_t) dt > 0 && (intptr_t) dt < 4096;
-}
-
-static size_t type_size(MPI_Datatype dt)
-{
-	if (!dt)
-		return 0;
-	return is_builtin(dt) ? builtin_size(dt) : dt->size;
-}
-
-/* count elements of dt at buf into out (contiguous). */
-static void gather(const void *buf, int count, MPI_Datatype dt, unsigned char *out)
-{
-	if (is_builtin(dt))
-	{
-		memcpy(out, buf, (size_t) count * builtin_size(dt));
-		return;
-	}
-	for (int c = 0; c < count; c++)
-		for (int i = 0; i < dt->n; i++)
-		{
-			memcpy(out, (const char *) buf + dt->displs[i] + (MPI_Aint) c * (MPI_Aint) dt->size, (size_t) dt->lens[i]);
-			out += dt->lens[i];
-		}
-}
-
-/* The inverse; at most bytes are taken from in. */
-static void scatter(const unsigned char *in, size_t bytes, void *buf, int count, MPI_Datatype dt)
-{
-	if (is_builtin(dt))
-	{
-		memcpy(buf, in, bytes);
-		return;
-	}
-	for (int c = 0; c < count && bytes; c++)
-		for (int i = 0; i < dt->n && bytes; i++)
-		{
-			size_t n = (size_t) dt->lens[i] < bytes ? (size_t) dt->lens[i] : bytes;
-			memcpy((char *) buf + dt->displs[i] + (MPI_Aint) c * (MPI_Aint) dt->size, in, n);
-			in += n;
-			bytes -= n;
-		}
-}
-
-EXPORT int vsg_mpi_type_size(MPI_Datatype dt, int *size)
-{
-	*size = (int) type_size(dt);
-	return dt ? MPI_SUCCESS : MPI_ERR_TYPE;
-}
-
-EXPORT int vsg_mpi_pack_size(int count, MPI_Datatype dt, MPI_Comm comm, int *size)
-{
-	(void) comm;
-	*size = (int) ((size_t) count * type_size(dt));
-	return dt ? MPI_SUCCESS : MPI_ERR_TYPE;
-}
-
-EXPORT int vsg_mpi_type_create_hindexed(int count, const int lens[], const MPI_Aint displs[], MPI_Datatype old,
-					 MPI_Datatype *dt)
-{
-	if (old != MPI_BYTE || count < 0)
-	{
-		fprintf(stderr, "[vela-simrun] error: MPI_Type_create_hindexed: only blocks of MPI_BYTE are simulated\n");
-		return MPI_ERR_TYPE;
-	}
-	struct vsg_datatype *t = calloc(1, sizeof(*t));
-	t->n = count;
-	t->lens = malloc(sizeof(int) * (size_t) (count ? count : 1));
-	t->displs = malloc(sizeof(MPI_Aint) * (size_t) (count ? count : 1));
-	for (int i = 0; i < count; i++)
-	{
-		t->lens[i] = lens[i];
-		t->displs[i] = displs[i];
-		t->size += (size_t) lens[i];
-	}
-	*dt = t;
-	return MPI_SUCCESS;
-}
-
-EXPORT int vsg_mpi_type_commit(MPI_Datatype *dt)
-{
-	(void) dt;
-	return MPI_SUCCESS;
-}
-
-EXPORT int vsg_mpi_type_free(MPI_Datatype *dt)
-{
-	if (*dt && !is_builtin(*dt))
-	{
-		free((*dt)->lens);
-		free((*dt)->displs);
-		free(*dt);
-	}
-	*dt = MPI_DATATYPE_NULL;
-	return MPI_SUCCESS;
-}
-
-EXPORT int vsg_mpi_get_address(const void *p, MPI_Aint *a)
-{
-	*a = (MPI_Aint) p;
-	return MPI_SUCCESS;
-}
-
-EXPORT int vsg_mpi_pack(const void *in, int count, MPI_Datatype dt, void *out, int outsize, int *pos, MPI_Comm comm)
-{
-	(void) comm;
-	size_t n = (size_t) count * type_size(dt);
-	if (*pos < 0 || (size_t) *pos + n > (size_t) outsize)
-		return MPI_ERR_ARG;
-	gather(in, count, dt, (unsigned char *) out + *pos);
-	*pos += (int) n;
-	return MPI_SUCCESS;
-}
-
-EXPORT int vsg_mpi_unpack(const void *in, int insize, int *pos, void *out, int count, MPI_Datatype dt, MPI_Comm comm)
-{
-	(void) comm;
-	size_t n = (size_t) count * type_size(dt);
-	if (*pos < 0 || (size_t) *pos + n > (size_t) insize)
-		return MPI_ERR_ARG;
-	scatter((const unsigned char *) in + *pos, n, out, count, dt);
-	*pos += (int) n;
 	return MPI_SUCCESS;
 }
 
@@ -468,16 +365,44 @@ static void complete(struct vsg_request *q)
 		sg_cond_notify_all(done_cond);
 }
 
+/* Something for rank r's pollers to see that completes nothing yet (a
+ * rendezvous header): wakes its spinning and waiting threads. */
+static void stir(struct rank *r)
+{
+	r->activity++;
+	if (r->nwatching)
+		sg_cond_notify_all(r->activity_cond);
+	if (nwaiting)
+		sg_cond_notify_all(done_cond);
+}
+
+/* The calling actor works for that long: an execution of its host's flops
+ * on a time-shared host (its core shared with the rank's other threads),
+ * else a delay. */
+static void busy(double seconds)
+{
+	if (!(seconds > 0))
+		return;
+	sg_host_t h = sg_host_self();
+	const char *v = sg_host_get_property_value(h, "time_shared");
+	if (v && !strcmp(v, "1"))
+		sg_actor_execute(seconds * sg_host_get_speed(h));
+	else
+		sg_actor_sleep_for(seconds);
+}
+
 static int matches(const struct vsg_request *q, const struct msg *m)
 {
 	return q->comm == m->comm && (q->source == MPI_ANY_SOURCE || q->source == m->src) &&
 	       (q->tag == MPI_ANY_TAG || q->tag == m->tag);
 }
 
+static void finish(struct vsg_request *q, struct msg *m);
+
 /* m meets receive q: its bytes go into q's buffer. */
 static void match(struct vsg_request *q, struct msg *m)
 {
-	size_t cap = (size_t) q->count * type_size(q->dt);
+	size_t cap = (size_t) q->count * simrun_type_size(q->dt);
 	q->st.MPI_SOURCE = m->src;
 	q->st.MPI_TAG = m->tag;
 	q->st.MPI_ERROR = MPI_SUCCESS;
@@ -489,11 +414,24 @@ static void match(struct vsg_request *q, struct msg *m)
 		q->st.MPI_ERROR = MPI_ERR_OTHER;
 		q->st.vsg_count = cap;
 	}
+	if (m->rndv)
+	{
+		/* The receiver copies the bytes when it next tests q. */
+		q->rndv = m;
+		stir(&ranks[q->rank]);
+		return;
+	}
+	finish(q, m);
+}
+
+/* m's bytes are in q's buffer: both complete. */
+static void finish(struct vsg_request *q, struct msg *m)
+{
 	if (m->data)
-		scatter(m->data, q->st.vsg_count, q->buf, q->count, q->dt);
+		simrun_scatter(m->data, q->st.vsg_count, q->buf, q->count, q->dt);
 	/* Everything done before the completions: each may let other actors
 	 * run (a notification is a simcall), which may free the requests. */
-	struct vsg_request *sq = m->sync ? m->sreq : NULL;
+	struct vsg_request *sq = m->sync || m->rndv ? m->sreq : NULL;
 	if (sq)
 	{
 		sq->m = NULL;
@@ -511,7 +449,7 @@ static void deliver(struct msg *m)
 {
 	struct rank *d = &ranks[m->dst];
 	m->delivered = 1;
-	if (m->sreq && !m->sync)
+	if (m->sreq && !m->sync && !m->rndv)
 	{
 		struct vsg_request *sq = m->sreq;
 		sq->m = NULL;
@@ -592,7 +530,7 @@ static void courier_main(int argc, char **argv)
 		struct msg *m = c->m;
 		c->m = NULL;
 		struct rank *s = &ranks[m->src];
-		sg_host_sendto(s->ram, ranks[m->dst].ram, (double) m->bytes);
+		sg_host_sendto(s->ram, ranks[m->dst].ram, m->rndv ? 0.0 : (double) m->bytes);
 		/* Idle before delivering: what the delivery wakes may send. */
 		c->next = s->idle;
 		s->idle = c;
@@ -643,13 +581,14 @@ static int post_send(const void *buf, int count, MPI_Datatype dt, int dest, int 
 	m->tag = tag;
 	m->comm = (int) (intptr_t) comm;
 	m->sync = sync;
-	m->bytes = (size_t) count * type_size(dt);
+	m->bytes = (size_t) count * simrun_type_size(dt);
 	if (copy_max < 0 || m->bytes <= (unsigned long long) copy_max)
 	{
 		m->data = malloc(m->bytes ? m->bytes : 1);
-		gather(buf, count, dt, m->data);
+		simrun_gather(buf, count, dt, m->data);
 	}
 	m->seq = ranks[src].sent[dest]++;
+	m->rndv = ranks[dest].copy_above >= 0 && (double) m->bytes > ranks[dest].copy_above && src != dest;
 	m->sreq = q;
 	q->kind = REQ_SEND;
 	q->rank = src;
@@ -715,6 +654,18 @@ EXPORT int vsg_mpi_irecv(void *buf, int count, MPI_Datatype dt, int source, int 
 	return MPI_SUCCESS;
 }
 
+/* The calling thread (of q's rank) copies the bytes of the message
+ * matched to receive q, if any: q and its send complete. */
+static void copy_in(struct vsg_request *q)
+{
+	struct msg *m = q->rndv;
+	if (!m)
+		return;
+	q->rndv = NULL;
+	busy((double) m->bytes / ranks[q->rank].copy_Bps);
+	finish(q, m);
+}
+
 static void release(MPI_Request *req, MPI_Status *st)
 {
 	if (st)
@@ -725,6 +676,8 @@ static void release(MPI_Request *req, MPI_Status *st)
 
 EXPORT int vsg_mpi_test(MPI_Request *req, int *flag, MPI_Status *st)
 {
+	if (*req)
+		copy_in(*req);
 	*flag = !*req || (*req)->complete;
 	if (*req && *flag)
 		release(req, st);
@@ -734,6 +687,9 @@ EXPORT int vsg_mpi_test(MPI_Request *req, int *flag, MPI_Status *st)
 EXPORT int vsg_mpi_testsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status st[])
 {
 	int count = 0, active = 0;
+	for (int i = 0; i < n; i++)
+		if (reqs[i])
+			copy_in(reqs[i]);
 	for (int i = 0; i < n; i++)
 	{
 		if (!reqs[i])
@@ -752,6 +708,9 @@ EXPORT int vsg_mpi_testsome(int n, MPI_Request reqs[], int *outcount, int idx[],
 EXPORT int vsg_mpi_testall(int n, MPI_Request reqs[], int *flag, MPI_Status st[])
 {
 	for (int i = 0; i < n; i++)
+		if (reqs[i])
+			copy_in(reqs[i]);
+	for (int i = 0; i < n; i++)
 		if (reqs[i] && !reqs[i]->complete)
 		{
 			*flag = 0;
@@ -768,12 +727,18 @@ EXPORT int vsg_mpi_wait(MPI_Request *req, MPI_Status *st)
 {
 	if (!*req)
 		return MPI_SUCCESS;
-	sg_mutex_lock(done_mutex);
-	nwaiting++;
-	while (!(*req)->complete)
-		sg_cond_wait(done_cond, done_mutex);
-	nwaiting--;
-	sg_mutex_unlock(done_mutex);
+	for (;;)
+	{
+		copy_in(*req);
+		if ((*req)->complete)
+			break;
+		sg_mutex_lock(done_mutex);
+		nwaiting++;
+		while (!(*req)->complete && !(*req)->rndv)
+			sg_cond_wait(done_cond, done_mutex);
+		nwaiting--;
+		sg_mutex_unlock(done_mutex);
+	}
 	release(req, st);
 	return MPI_SUCCESS;
 }
@@ -781,8 +746,8 @@ EXPORT int vsg_mpi_wait(MPI_Request *req, MPI_Status *st)
 EXPORT int vsg_mpi_cancel(MPI_Request *req)
 {
 	struct vsg_request *q = *req;
-	if (!q || q->complete || q->kind != REQ_RECV)
-		return MPI_SUCCESS;	/* sends are never cancelled: they complete */
+	if (!q || q->complete || q->kind != REQ_RECV || q->rndv)
+		return MPI_SUCCESS;	/* sends are never cancelled: they complete; nor matched receives */
 	struct rank *r = &ranks[self_rank("MPI_Cancel")];
 	for (struct vsg_request **pq = &r->posted, *prev = NULL; *pq; prev = *pq, pq = &(*pq)->next)
 		if (*pq == q)
@@ -805,7 +770,7 @@ EXPORT int vsg_mpi_test_cancelled(const MPI_Status *st, int *flag)
 
 EXPORT int vsg_mpi_get_count(const MPI_Status *st, MPI_Datatype dt, int *count)
 {
-	size_t s = type_size(dt);
+	size_t s = simrun_type_size(dt);
 	*count = s ? (int) (st->vsg_count / s) : 0;
 	return MPI_SUCCESS;
 }
@@ -830,6 +795,12 @@ EXPORT void vsg_mpi_poke(void)
 	r->activity++;
 	if (r->nwatching)
 		sg_cond_notify_all(r->activity_cond);
+}
+
+EXPORT void vsg_mpi_insert_cost(int n, int here)
+{
+	const double *c = ranks[self_rank("starpu_mpi_task_insert")].insert_us + (here ? 2 : 0);
+	busy((c[0] + c[1] * (n > 0 ? n : 0)) * 1e-6);
 }
 
 /* A timed wait with a mutex nobody else takes: SimGrid 3.32 mishandles a
@@ -971,7 +942,7 @@ EXPORT int vsg_mpi_allreduce(const void *in, void *out, int count, MPI_Datatype 
 	if (ret)
 		return ret;
 	int me = self_rank("MPI_Allreduce");
-	size_t bytes = (size_t) count * type_size(dt);
+	size_t bytes = (size_t) count * simrun_type_size(dt);
 	if (out != in)
 		memmove(out, in, bytes);
 	if (me != 0)

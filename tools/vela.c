@@ -44,6 +44,7 @@ static const struct
 } commands[] = {
 	{ "machine", vela_machine },
 	{ "calibrate-bus", vela_calibrate_bus },
+	{ "calibrate-wakeup", vela_calibrate_wakeup },
 	{ "perfmodel", vela_perfmodel },
 	{ "trace", vela_trace },
 	{ "replay", vela_replay },
@@ -60,6 +61,8 @@ static void usage(FILE *f)
 		"  machine              workers, memory nodes, binding and bus of this machine\n"
 		"  calibrate-bus        measure the bus again and write the bus files and the\n"
 		"                       SimGrid platform file of this machine\n"
+		"  calibrate-wakeup     what a thread waking on a core costs the thread computing\n"
+		"                       there (for clusters whose ranks share their cores)\n"
 		"  perfmodel list       the performance models calibrated on this host\n"
 		"  perfmodel show SYM   a model's entries and regressions (as starpu_perfmodel_display)\n"
 		"  perfmodel plot SYM   an SVG of time versus size per arch, points and fits\n"

@@ -18,6 +18,7 @@ int vela_machine(int argc, char **argv);
 /* simrun_cmd.c: runs vela-simrun (simulated clusters). */
 int vela_simrun(int argc, char **argv);
 int vela_calibrate_bus(int argc, char **argv);
+int vela_calibrate_wakeup(int argc, char **argv);
 int vela_perfmodel(int argc, char **argv);
 int vela_perfmodel_plot(int argc, char **argv);
 int vela_perfmodel_derive(int argc, char **argv);

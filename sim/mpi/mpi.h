@@ -175,6 +175,11 @@ int vsg_mpi_wait_activity(double seconds);
 /* Not MPI: ends the waits of vsg_mpi_wait_activity of the caller's rank
  * (it has work for the thread that waits). */
 void vsg_mpi_poke(void);
+/* Not MPI: the caller inserted a task of n data (starpu_mpi_task_insert),
+ * which its rank runs (here) or not: the thread is busy for what its
+ * node's RAM host says (mpi_insert_us and _per_datum, mpi_insert_local_us
+ * and _per_datum; sim/README.md "Clusters"; none: nothing). */
+void vsg_mpi_insert_cost(int n, int here);
 
 #ifdef __cplusplus
 }

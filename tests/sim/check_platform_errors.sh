@@ -9,7 +9,10 @@
 # or less (an unused one is harmless: StarPU's files have one), a RAM
 # memsize of -1, 0 or "lots", a malloc_cost_us (or _per_mib) that is not
 # a non-negative number, and likewise a first_copy_us_per_mib, a
-# copies_on_compute other than 0 or 1. Before, SimGrid killed the process
+# copies_on_compute other than 0 or 1, a time_shared other than 0 or 1, a
+# negative timer_overshoot_us, a wakeup_us or mpi_insert_*us* cost that
+# is not a non-negative number, an mpi_copy_above or mpi_copy_Bps that is
+# not a number of bytes or a positive bandwidth. Before, SimGrid killed the process
 # (SIGABRT), or the run went on. The unchanged file still runs.
 # Skipped (77) when the SimGrid plugin was not built.
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -94,6 +97,30 @@ for m in 2 yes; do
 		"21a\\
       <prop id=\"copies_on_compute\" value=\"$m\"/>"
 done
+
+# A core shared by the threads placed on it (make-cluster.py --cores): 0
+# or 1; how late its timed waits end: a non-negative number; messages
+# copied by the receiver: bytes >= 0 above which, at a bandwidth > 0.
+for m in 2 on; do
+	case_ "time-shared-$m" 22 "host RAM has time_shared='$m': it must be 0 or 1" \
+		"21a\\
+      <prop id=\"time_shared\" value=\"$m\"/>"
+done
+case_ timer-overshoot 22 "host RAM has timer_overshoot_us='-50': a cost must be a non-negative number" \
+	'21a\
+      <prop id="timer_overshoot_us" value="-50"/>'
+case_ wakeup 22 "host RAM has wakeup_us='soon': a cost must be a non-negative number" \
+	'21a\
+      <prop id="wakeup_us" value="soon"/>'
+case_ insert-cost 22 "host RAM has mpi_insert_local_us_per_datum='-1': a cost must be a non-negative number" \
+	'21a\
+      <prop id="mpi_insert_local_us_per_datum" value="-1"/>'
+case_ copy-above 22 "host RAM has mpi_copy_above='many': it must be a number of bytes >= 0" \
+	'21a\
+      <prop id="mpi_copy_above" value="many"/>'
+case_ copy-bps 22 "host RAM has mpi_copy_Bps='0': it must be a bandwidth > 0" \
+	'21a\
+      <prop id="mpi_copy_Bps" value="0"/>'
 
 # The file as it is runs, in both boots.
 for boot in hijack attach; do

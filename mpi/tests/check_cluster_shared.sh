@@ -1,0 +1,131 @@
+#!/bin/sh
+# Simulated clusters whose ranks share their cores (issue 20: a real
+# `mpirun --bind-to core -np 2` with one worker per rank predicted from this
+# machine's calibration; sim/README.md "Clusters"), on ci-2core nodes with
+# the committed ci-2core models, the distributed Cholesky (n 1024, tiles
+# 128) on 2 ranks, one worker each:
+#   - make-cluster.py --cores 1 keeps CPU0 only, without MAIN, marked
+#     time_shared; --timer-overshoot, --wakeup-cost, --insert-cost and
+#     --copy-above/--copy-bandwidth write their properties;
+#   - time-shared cores: a submission cost of 20 us, charged to main(),
+#     now takes the worker's core: the prediction is longer than on the
+#     same cluster with separate hosts;
+#   - messages above the eager limit copied by the receiver at 1 GB/s:
+#     longer again, the golden makespan to the nanosecond, the same on a
+#     second run; with wake-ups costing 20 us of the core and insertion
+#     costs, longer again, its golden makespan;
+#   - vela calibrate-wakeup prints its two figures, refuses a bad option;
+# and bad input: --cores beyond the node's CPUs or below 1,
+# --copy-above without --copy-bandwidth, --timer-overshoot without
+# --cores, --wakeup-cost without --cores, an --insert-cost that is not
+# four costs (exit 2, the option named). The platform properties' own checks
+# (file:line) are in tests/sim/check_platform_errors.sh. Skipped (77)
+# when SimGrid or BLAS (the example) is absent.
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${top_builddir:=$top_srcdir/build}"
+vela="$top_builddir/tools/vela"
+simrun="$top_builddir/sim/vela-simrun"
+chol="$top_builddir/mpi/examples/cholesky_sim"
+VELA_SIM_PLUGIN="$top_builddir/sim/.libs/libvela-sim.so"
+[ -x "$simrun" ] && [ -f "$VELA_SIM_PLUGIN" ] || { echo "SKIP: SimGrid support was not built"; exit 77; }
+[ -x "$chol" ] || { echo "SKIP: examples/cholesky_sim was not built (no BLAS)"; exit 77; }
+command -v python3 >/dev/null || { echo "SKIP: python3 (platforms/make-cluster.py) is missing"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+STARPU_HOME=$tmp STARPU_SILENT=1 STARPU_HOSTNAME=ci-2core STARPU_PERF_MODEL_DIR=$top_srcdir/perfmodels/ci-2core
+TMPDIR=$tmp STARPU_NCPU=1
+export VELA_SIM_PLUGIN STARPU_HOME STARPU_SILENT STARPU_HOSTNAME STARPU_PERF_MODEL_DIR TMPDIR STARPU_NCPU
+for c in TASK_SUBMIT SCHED FETCHING_INPUT TRANSFER CUDA_MALLOC CUDA_QUEUE; do
+	export STARPU_SIMGRID_${c}_COST=0
+done
+unset STARPU_SCHED STARPU_FXT_TRACE STARPU_SIMGRID_DEFAULT_TASK_US VELA_SIM_FACTORY STARPU_SIMGRID VELA_MPI_SHARED_CORES
+fail=0
+problem() { echo "FAIL: $*"; fail=1; }
+
+gen="$top_srcdir/platforms/make-cluster.py"
+node="$top_srcdir/platforms/ci-2core.platform.v4.xml"
+net="--nodes 2 --node $node --bandwidth 1GBps --latency 2us"
+# shellcheck disable=SC2086
+python3 "$gen" $net -o "$tmp/plain.xml" &&
+	python3 "$gen" $net --cores 1 -o "$tmp/shared.xml" &&
+	python3 "$gen" $net --cores 1 --timer-overshoot 50us --copy-above 4096 --copy-bandwidth 1GBps \
+		-o "$tmp/copies.xml" &&
+	python3 "$gen" $net --cores 1 --timer-overshoot 50us --copy-above 4096 --copy-bandwidth 1GBps \
+		--wakeup-cost 20us --insert-cost 0.05,0.02,0.1,0.05 -o "$tmp/all.xml" ||
+	{ problem "make-cluster.py failed"; exit 1; }
+grep -q 'host id="n0.MAIN"' "$tmp/shared.xml" && problem "--cores 1 kept the MAIN host"
+grep -q 'host id="n1.CPU1"' "$tmp/shared.xml" && problem "--cores 1 kept CPU1"
+grep -q '<host id="n1.CPU0" [^>]*><prop id="time_shared" value="1"/></host>' "$tmp/shared.xml" ||
+	problem "--cores 1: n1.CPU0 is not time_shared"
+grep -q '<prop id="timer_overshoot_us" value="50"/>' "$tmp/copies.xml" || problem "--timer-overshoot not written"
+grep -q '<prop id="mpi_copy_above" value="4096"/><prop id="mpi_copy_Bps" value="1000000000"/>' "$tmp/copies.xml" ||
+	problem "--copy-above/--copy-bandwidth not written"
+grep -q '<prop id="wakeup_us" value="20"/>' "$tmp/all.xml" || problem "--wakeup-cost not written"
+grep -q '<prop id="mpi_insert_us" value="0.05"/><prop id="mpi_insert_us_per_datum" value="0.02"/><prop id="mpi_insert_local_us" value="0.1"/><prop id="mpi_insert_local_us_per_datum" value="0.05"/>' \
+	"$tmp/all.xml" || problem "--insert-cost not written"
+
+# predict FILE [ENV...]: the simulated time of the Cholesky on FILE.
+predict() {
+	f=$1
+	shift
+	env "$@" "$vela" simrun -np 2 --platform "$f" "$chol" -n 1024 -b 128 -no-check 2>&1 |
+		sed -n 's/^vela-simrun: 2 ranks, simulated time \([0-9.]*\) s$/\1/p'
+}
+plain=$(predict "$tmp/plain.xml" STARPU_SIMGRID_TASK_SUBMIT_COST=20)
+shared=$(predict "$tmp/shared.xml" STARPU_SIMGRID_TASK_SUBMIT_COST=20)
+if [ -z "$plain" ] || [ -z "$shared" ] || ! awk -v a="$plain" -v b="$shared" 'BEGIN { exit !(b > a + 0.0002) }'; then
+	problem "submission cost 20 us: time-shared core '$shared' s, not longer than '$plain' s"
+else
+	echo "ok: submissions on the worker's core: $shared s against $plain s"
+fi
+base=$(predict "$tmp/plain.xml")
+copies=$(predict "$tmp/copies.xml")
+again=$(predict "$tmp/copies.xml")
+if [ "$copies" != 0.009186561 ] || [ "$again" != "$copies" ]; then
+	problem "copies by the receiver: expected 0.009186561 s twice, got '$copies' and '$again' (separate hosts, no copies: '$base')"
+else
+	echo "ok: copies by the receiver: $copies s (without: $base s)"
+fi
+all=$(predict "$tmp/all.xml")
+if [ "$all" != 0.009942366 ]; then
+	problem "wake-ups and insertions charged: expected 0.009942366 s, got '$all' (without: '$copies')"
+else
+	echo "ok: wake-ups and insertions charged: $all s"
+fi
+
+# vela calibrate-wakeup: both figures, numbers; a bad option is a usage error.
+"$vela" calibrate-wakeup -r 2 -p 200 >"$tmp/wk" 2>&1
+if [ $? != 0 ] || ! grep -qE '^overshoot_us [0-9]+\.[0-9]+$' "$tmp/wk" || ! grep -qE '^wakeup_us [0-9]+\.[0-9]+$' "$tmp/wk"; then
+	problem "vela calibrate-wakeup -r 2 -p 200:"; cat "$tmp/wk"
+else
+	echo "ok: vela calibrate-wakeup: $(tr '\n' ' ' <"$tmp/wk" | cut -c1-60)"
+fi
+"$vela" calibrate-wakeup -r 0 >"$tmp/wk" 2>&1
+[ $? = 2 ] && grep -q "^vela calibrate-wakeup: -r 0: expected" "$tmp/wk" ||
+	{ problem "vela calibrate-wakeup -r 0 was not refused (2):"; cat "$tmp/wk"; }
+
+# expect PATTERN ARGS...: make-cluster.py refuses ARGS (exit 2) saying PATTERN.
+expect() {
+	pattern=$1
+	shift
+	python3 "$gen" "$@" -o "$tmp/bad.xml" >"$tmp/out" 2>&1
+	got=$?
+	if [ $got != 2 ] || ! grep -qE -- "$pattern" "$tmp/out"; then
+		echo "FAIL: make-cluster.py $* exited $got, expected 2 and /$pattern/:"; cat "$tmp/out"; fail=1
+	else
+		echo "ok: make-cluster.py $* -> 2"
+	fi
+}
+# shellcheck disable=SC2086
+{
+	expect "\-\-cores 3: the node .*ci-2core.platform.v4.xml has 2 CPU hosts" $net --cores 3
+	expect "\-\-cores -1: the node" $net --cores -1
+	expect "\-\-copy-above and \-\-copy-bandwidth go together" $net --copy-above 4096
+	expect "\-\-timer-overshoot needs \-\-cores" $net --timer-overshoot 50us
+	expect "\-\-copy-bandwidth fast: expected a number" $net --copy-above 1 --copy-bandwidth fast
+	expect "\-\-wakeup-cost needs \-\-cores" $net --wakeup-cost 20us
+	expect "\-\-insert-cost 1,2,3: expected four costs" $net --insert-cost 1,2,3
+	expect "\-\-insert-cost 1,2,-3,4: expected four costs" $net --insert-cost 1,2,-3,4
+}
+[ $fail = 0 ] && echo "PASS: clusters whose ranks share their cores"
+exit $fail
