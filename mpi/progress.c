@@ -664,8 +664,10 @@ static void *progress_main(void *arg)
 
 /* Whether the progression thread has no core of its own: every CPU of
  * the binding it inherits (this thread's) has a CPU worker. In a
- * simulated cluster the thread costs no simulated time: never, unless
- * VELA_MPI_SHARED_CORES says otherwise (0 or 1 forces it). */
+ * simulated cluster the binding says nothing: no, unless
+ * VELA_MPI_SHARED_CORES says otherwise (0 or 1 forces it; vela-simrun
+ * sets 1 when the cluster's ranks share their cores, where the thread's
+ * wake-ups are charged to the core: sim/README.md, "Clusters"). */
 static int cores_shared(void)
 {
 	const char *force = getenv("VELA_MPI_SHARED_CORES");
