@@ -6,6 +6,7 @@
 #include "core/conf.h"
 #include "core/job.h"
 #include "core/rt.h"
+#include "core/sim_loader.h"
 #include "core/workers.h"
 #include "drivers/driver.h"
 #include "perfmodel/perfmodel.h"
@@ -152,8 +153,10 @@ int combined_setup(void)
 		return 0;
 
 	/* One candidate per topology object (machine, packages, caches,
-	 * cores...): the workers bound inside it. Shallow objects first. */
-	hwloc_topology_t topo = topo_hwloc();
+	 * cores...): the workers bound inside it. Shallow objects first. A
+	 * simulated machine is flat (its platform names no caches or
+	 * packages), whatever the machine that simulates it. */
+	hwloc_topology_t topo = sim_running() ? NULL : topo_hwloc();
 	int found = 0;
 	if (topo)
 	{
@@ -169,7 +172,7 @@ int combined_setup(void)
 				int g[STARPU_MAXCPUS], k = 0;
 				for (int i = 0; i < n; i++)
 				{
-					hwloc_obj_t pu = rt.workers[ids[i]].hwloc_obj;
+					hwloc_obj_t pu = worker_hwloc_obj(&rt.workers[ids[i]]);
 					if (pu && pu->cpuset && hwloc_bitmap_isincluded(pu->cpuset, obj->cpuset))
 						g[k++] = ids[i];
 				}

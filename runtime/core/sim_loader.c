@@ -229,12 +229,12 @@ static int load_plugin(char *err, size_t errsize)
 	if (env && *env)
 	{
 		snprintf(path, sizeof(path), "%s", env);
-		h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+		h = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
 	}
 	else
 	{
 		snprintf(path, sizeof(path), "%s", VELA_SIM_PLUGIN_PATH);
-		h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+		h = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
 		Dl_info info;
 		if (!h && dladdr((void *) load_plugin, &info) && info.dli_fname)
 		{
@@ -243,7 +243,7 @@ static int load_plugin(char *err, size_t errsize)
 			{
 				snprintf(path, sizeof(path), "%.*s/%s", (int) (slash - info.dli_fname), info.dli_fname,
 					 SIM_PLUGIN_NAME);
-				h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+				h = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
 			}
 		}
 	}

@@ -11,6 +11,13 @@
  * init's cores. Without this, every rank of
  * `mpirun --bind-to core -np 2` put its first worker on core 0, two
  * workers on one core while the other ran only the ranks' other threads.
+ *
+ * A simulation does not discover this machine at starpu_init: its cores
+ * are the platform's (sim_ncpus), the CPU worker of simulated core i is
+ * bound to PU i, and hwloc's discovery (its plugins' libraries, /sys)
+ * was a third of a simulated run's start-up. The topology is loaded the
+ * first time something asks for it (starpu_get_hwloc_topology, a
+ * worker's hwloc object: tree policies, combined workers).
  */
 #include "core/conf.h"
 #include "core/rt.h"
@@ -23,6 +30,7 @@
 
 static hwloc_topology_t topo;
 static int topo_loaded;
+static int topo_deferred;	/* simulation: load on first use */
 static os_mutex_t topo_mutex = OS_MUTEX_INITIALIZER;
 
 /* The cores workers may use (starpu_init only, one thread). avail_pu:
@@ -31,7 +39,7 @@ static os_mutex_t topo_mutex = OS_MUTEX_INITIALIZER;
 static int *avail_pu;
 static unsigned avail_ncores, avail_npus;
 
-int topo_load(void)
+static int load_now(void)
 {
 	int ret = 0;
 	os_mutex_lock(&topo_mutex);
@@ -49,8 +57,20 @@ int topo_load(void)
 	return ret;
 }
 
+int topo_load(void)
+{
+	if (sim_running() && !topo_loaded)
+	{
+		topo_deferred = 1;
+		return 0;
+	}
+	return load_now();
+}
+
 void *topo_hwloc(void)
 {
+	if (!topo_loaded && topo_deferred && sim_running())
+		(void) load_now();
 	return topo_loaded ? topo : NULL;
 }
 
@@ -74,6 +94,8 @@ unsigned topo_npus(void)
 
 int topo_core_first_pu(unsigned core)
 {
+	if (sim_running())	/* one PU per simulated core */
+		return (int) core;
 	hwloc_obj_t c = hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, core);
 	if (!c)
 		return (int) (core % topo_npus());
@@ -83,7 +105,7 @@ int topo_core_first_pu(unsigned core)
 
 void *topo_pu_obj(int logical_pu)
 {
-	if (!topo_loaded || logical_pu < 0)
+	if (logical_pu < 0 || !topo_hwloc())
 		return NULL;
 	return hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU, (unsigned) logical_pu);
 }

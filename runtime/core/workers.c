@@ -152,7 +152,6 @@ int workers_setup(void)
 			w->memory_node = devs[d].node;
 			w->drv = devs[d].drv;
 			w->bindid = -1;
-			w->hwloc_obj = NULL;
 			const char *kind = w->arch == STARPU_CUDA_WORKER ? "CUDA" : w->arch == STARPU_OPENCL_WORKER ? "OpenCL" : "MPI_MS";
 			/* Real devices say which device they drive, as StarPU's
 			 * names do; workers sharing a device are numbered. */
@@ -189,7 +188,6 @@ int workers_setup(void)
 			w->bindid = (int) conf->workers_bindid[i % nbind];
 		else
 			w->bindid = topo_avail_core_first_pu((unsigned) i);
-		w->hwloc_obj = topo_pu_obj(w->bindid);
 		snprintf(w->name, sizeof(w->name), "CPU %d", i);
 		snprintf(w->short_name, sizeof(w->short_name), "CPU%d", i);
 		rt.worker_mask |= STARPU_CPU;
@@ -769,16 +767,20 @@ unsigned starpu_worker_is_slave_somewhere(int workerid)
 	return 0;
 }
 
+void *worker_hwloc_obj(const struct worker *w)
+{
+	return topo_pu_obj(w->bindid);
+}
+
 hwloc_cpuset_t starpu_worker_get_hwloc_cpuset(int workerid)
 {
-	if (!valid_id(workerid) || !rt.workers[workerid].hwloc_obj)
-		return NULL;
-	return hwloc_bitmap_dup(((hwloc_obj_t) rt.workers[workerid].hwloc_obj)->cpuset);
+	hwloc_obj_t pu = valid_id(workerid) ? worker_hwloc_obj(&rt.workers[workerid]) : NULL;
+	return pu ? hwloc_bitmap_dup(pu->cpuset) : NULL;
 }
 
 hwloc_obj_t starpu_worker_get_hwloc_obj(int workerid)
 {
-	return valid_id(workerid) ? rt.workers[workerid].hwloc_obj : NULL;
+	return valid_id(workerid) ? worker_hwloc_obj(&rt.workers[workerid]) : NULL;
 }
 
 unsigned starpu_worker_get_local_memory_node(void)

@@ -63,7 +63,6 @@ struct worker
 	void *app_binding;		/* the driving application thread's binding before ours (topo_binding_save) */
 	os_thread_t thread;
 	int thread_started;
-	void *hwloc_obj;		/* hwloc_obj_t of the PU, or NULL */
 
 	/* Scheduling state, protected by sched_mutex (see header comment). */
 	os_mutex_t sched_mutex;
@@ -236,6 +235,9 @@ struct starpu_task *worker_pop_local(struct worker *w);
 
 /* The STARPU_CPU, STARPU_CUDA... bit of a kind of worker. */
 uint32_t worker_arch_mask(enum starpu_worker_archtype arch);
+/* hwloc_obj_t of the worker's PU (bindid), or NULL; in a simulation the
+ * first call loads the topology (topology.c). */
+void *worker_hwloc_obj(const struct worker *w);
 
 /* One device the workers are built from: its kind, index, memory node and
  * driver. */

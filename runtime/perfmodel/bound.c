@@ -286,6 +286,8 @@ void starpu_bound_compute(double *res, double *integer_res, int integer)
 	if (integer && integer_res)
 		*integer_res = -1.0;
 #ifdef STARPU_HAVE_GLPK_H
+	if (glpk_load("starpu_bound_compute"))
+		return;
 	os_mutex_lock(&bound_lock);
 	if (bound_unknown)
 	{
@@ -331,6 +333,11 @@ void starpu_bound_compute(double *res, double *integer_res, int integer)
  * workers), as StarPU writes it. */
 static void write_lp(FILE *out, int mps, const char *fn)
 {
+	if (glpk_load(fn))
+	{
+		fprintf(out, mps ? "* %s: GLPK cannot be loaded\n" : "/* %s: GLPK cannot be loaded */\n", fn);
+		return;
+	}
 	os_mutex_lock(&bound_lock);
 	glp_prob *lp = bound_with_deps ? bound_deps_build(1, fn) : build_lp(0);
 	os_mutex_unlock(&bound_lock);

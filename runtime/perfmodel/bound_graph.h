@@ -14,7 +14,7 @@
 #include <stdio.h>
 
 #ifdef STARPU_HAVE_GLPK_H
-#include <glpk.h>
+#include "perfmodel/glpk_dl.h"	/* GLPK, loaded on first use */
 #endif
 
 #define BOUND_MAX_CLASSES 16

@@ -49,7 +49,9 @@ void pm_bus_file(const char *which, char *buf, size_t size)
 /* What the machine looks like now (for .config). */
 static void machine_config(struct pm_bus *b)
 {
-	hwloc_topology_t topo = topo_hwloc();
+	/* A simulated machine is the platform's: one RAM node (and this
+	 * machine's topology stays unloaded, topology.c). */
+	hwloc_topology_t topo = sim_running() ? NULL : topo_hwloc();
 	b->ncpus = topo_ncores();
 	int nnuma = topo ? hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE) : 1;
 	b->nnuma = nnuma > 0 ? (unsigned) nnuma : 1;

@@ -214,6 +214,23 @@ static void identity_child(void)
 	printf("identity_errors=%d\n", id_errors);
 }
 
+/* The simulated machine's topology: CPU worker i on PU i, whatever this
+ * machine has; this machine's hwloc topology still there when asked for;
+ * one team of all the CPU workers (a flat machine). */
+static void topology_child(void)
+{
+	int bind_ok = 1;
+	for (unsigned i = 0; i < starpu_worker_get_count(); i++)
+		if (starpu_worker_get_bindid((int) i) != (int) i)
+			bind_ok = 0;
+	int size = 0, *members = NULL;
+	int ncombined = (int) starpu_combined_worker_get_count();
+	if (ncombined > 0)
+		starpu_combined_worker_get_description((int) starpu_worker_get_count(), &size, &members);
+	printf("bind_ok=%d topology=%d ncombined=%d team=%d\n", bind_ok, starpu_get_hwloc_topology() != NULL,
+	       ncombined, size);
+}
+
 static int child_main(const char *scenario)
 {
 	int n = getenv("VTEST_SIM_N") ? atoi(getenv("VTEST_SIM_N")) : 100;
@@ -247,6 +264,8 @@ static int child_main(const char *scenario)
 		locks_child();	/* a real run calling it: aborts */
 	else if (!strcmp(scenario, "identity"))
 		identity_child();
+	else if (!strcmp(scenario, "topology"))
+		topology_child();
 	else if (!strcmp(scenario, "pthread"))
 	{
 		pthread_t th;
@@ -488,6 +507,23 @@ static void test_sim_identity(void)
 	}
 }
 
+/* The simulated machine is the platform's (sim/README.md): its 4 CPU
+ * hosts give 4 workers on PUs 0..3 (this machine may have fewer, or
+ * several PUs per core) and one team of 4. */
+static void test_sim_topology(void)
+{
+	NEED_SIMGRID();
+	const char *env[] = { "STARPU_SIMGRID=1", NULL };
+	struct child c;
+	run_child("topology", env, &c);
+	CU_ASSERT(exited_ok(&c));
+	CU_ASSERT_EQUAL(out_num(&c, "sim"), 1);
+	CU_ASSERT_EQUAL(out_num(&c, "bind_ok"), 1);
+	CU_ASSERT_EQUAL(out_num(&c, "topology"), 1);
+	CU_ASSERT_EQUAL(out_num(&c, "ncombined"), 1);
+	CU_ASSERT_EQUAL(out_num(&c, "team"), 4);
+}
+
 static const struct vtest_case cases[] = {
 	{ "real run of the same binary", test_real_run },
 	{ "hijack boot: exact, deterministic makespan", test_hijack_makespan },
@@ -501,6 +537,7 @@ static const struct vtest_case cases[] = {
 	{ "plain pthread calling Vela", test_plain_pthread },
 	{ "contended mutex, condition, timed wait, rwlock", test_sim_contended_locks },
 	{ "each actor sees itself, at any stack depth", test_sim_identity },
+	{ "the simulated machine's topology", test_sim_topology },
 	VTEST_END
 };
 
