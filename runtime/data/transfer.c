@@ -246,8 +246,7 @@ static int copy_waits_for_writer(starpu_data_handle_t h, unsigned flags)
 	return 0;
 }
 
-/* Whether a device's driver runs the copy (a real run): workers then keep
- * polling a while (worker_device_copy_activity, core/workers.h). */
+/* Whether a device's driver runs the copy (a real run). */
 static int copy_on_device(unsigned src, unsigned dst)
 {
 	enum starpu_node_kind a = mem_nodes[src].kind, b = mem_nodes[dst].kind;
@@ -255,16 +254,21 @@ static int copy_on_device(unsigned src, unsigned dst)
 	       ((a != STARPU_CPU_RAM && a != STARPU_DISK_RAM) || (b != STARPU_CPU_RAM && b != STARPU_DISK_RAM));
 }
 
-/* A synchronous copy by a device's driver: queued, then its end polled
- * for up to SYNC_COPY_POLL_US before blocking in the driver. A blocking
- * wait puts this thread to sleep and costs the driver's thread a wake-up
- * of it when the copy ends (5-20 µs on a VM, against 50 µs for a whole
- * 1 MiB copy on PoCL); StarPU's waiting threads poll too. */
+/* A synchronous copy by a device's driver (a thread waits for it: an
+ * acquisition, a synchronous fetch): queued, then its end polled for up
+ * to SYNC_COPY_POLL_US before blocking in the driver, with idle workers
+ * polling meanwhile (worker_device_copy_activity, core/workers.h). A
+ * blocking wait would put this thread to sleep and cost the driver's
+ * thread a wake-up of it when the copy ends, and idle cores would halt:
+ * on a VM both wake-ups cost tens of µs, a third of a 1 MiB copy on PoCL.
+ * StarPU's waiting threads poll too. Copies that workers start for their
+ * tasks are left in flight and keep their workers awake already. */
 #define SYNC_COPY_POLL_US 1000.0
 
 static int sync_device_copy(starpu_data_handle_t h, unsigned src, unsigned dst)
 {
 	struct drv_async a = { 0 };
+	worker_device_copy_activity(1);
 	int ret = data_copy_interface(h, src, dst, &a);
 	if (!a.event)
 		return ret;	/* done (or -EAGAIN with nothing queued: the caller says so) */
@@ -288,6 +292,7 @@ static int sync_device_copy(starpu_data_handle_t h, unsigned src, unsigned dst)
 		end = a.ops->wait(&a);	/* also a part queued before another failed */
 	if (ret == 0 || ret == -EAGAIN)
 		ret = end < 0 ? end : 0;
+	worker_device_copy_activity(0);
 	if (ret == 0)	/* observers: a transfer, now complete */
 		trace_on_transfer(src, dst, a.bytes ? a.bytes : starpu_data_get_size(h), a.start);
 	return ret;
@@ -355,14 +360,9 @@ static int transfer(starpu_data_handle_t h, unsigned dst, unsigned flags)
 		if (drv)
 			mem_driver_unlock(dev);
 	}
-	int device = copy_on_device((unsigned) src, dst);
-	if (device)
-		worker_device_copy_activity(1);
-	int ret = x ? data_copy_interface(h, (unsigned) src, dst, &x->async)
-		    : device && mem_copy_queues((unsigned) src, dst) ? sync_device_copy(h, (unsigned) src, dst)
-		    : data_copy_interface(h, (unsigned) src, dst, NULL);
-	if (device)
-		worker_device_copy_activity(0);
+	int ret = !x && copy_on_device((unsigned) src, dst) && mem_copy_queues((unsigned) src, dst)
+		? sync_device_copy(h, (unsigned) src, dst)
+		: data_copy_interface(h, (unsigned) src, dst, x ? &x->async : NULL);
 	if (x && x->async.event)
 	{
 		if (ret == 0 || ret == -EAGAIN)
