@@ -209,6 +209,39 @@ static int bound_to_one_cpu(void)
  * (Open MPI names the rank in the environment), as mpirun --bind-to core
  * would: the worker then goes on that CPU too (STARPU_WORKERS_GETBIND),
  * beside the progression thread. */
+/* The smallest of every rank's v, through the layer: a raw MPI call here
+ * would overlap the progression thread's (the layer asked for
+ * MPI_THREAD_SERIALIZED). Rank 0 gathers and answers. */
+static int min_over_ranks(int rank, int size, int v)
+{
+	int x = v;
+	starpu_data_handle_t h;
+	starpu_variable_data_register(&h, STARPU_MAIN_RAM, (uintptr_t) &x, sizeof(x));
+	if (rank == 0)
+	{
+		int m = v;
+		for (int r = 1; r < size; r++)
+		{
+			CHECK_EQ(starpu_mpi_recv(h, r, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE), 0);
+			CHECK_EQ(starpu_data_acquire(h, STARPU_R), 0);
+			m = x < m ? x : m;
+			starpu_data_release(h);
+		}
+		CHECK_EQ(starpu_data_acquire(h, STARPU_W), 0);
+		x = m;
+		starpu_data_release(h);
+		for (int r = 1; r < size; r++)
+			CHECK_EQ(starpu_mpi_send(h, r, 12, MPI_COMM_WORLD), 0);
+	}
+	else
+	{
+		CHECK_EQ(starpu_mpi_send(h, 0, 11, MPI_COMM_WORLD), 0);
+		CHECK_EQ(starpu_mpi_recv(h, 0, 12, MPI_COMM_WORLD, MPI_STATUS_IGNORE), 0);
+	}
+	starpu_data_unregister(h);
+	return x;
+}
+
 static void bind_like_mpirun(void)
 {
 	const char *r = getenv("OMPI_COMM_WORLD_RANK");
@@ -265,8 +298,7 @@ int main(int argc, char **argv)
 	}
 	starpu_data_unregister(h);
 	/* Every rank must agree on running this phase. */
-	int bound = bound_to_one_cpu(), all_bound = 0;
-	MPI_Allreduce(&bound, &all_bound, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	int all_bound = min_over_ranks(rank, size, bound_to_one_cpu());
 	double rtt = -1, shared = all_bound ? busy_share(rank, &rtt) : -1;
 	printf("test_idle: rank %d: progression thread CPU %.2f%% of a core idle%s", rank, 100 * idle, rank == 0 ? "" : "");
 	if (rank == 1 && all_bound)
