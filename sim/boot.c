@@ -179,6 +179,7 @@ static int engine_start(const struct sim_boot *b, const char *factory, void (*ma
 		simgrid_set_maestro(maestro, NULL);
 	simgrid_init(&ac, av);
 	sg_self_configure();
+	sg_delay_setup();
 
 	char why[768];
 	if (sg_load_platform(b->platform, why, sizeof(why)))

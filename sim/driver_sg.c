@@ -99,9 +99,9 @@ static int sg_dev_deinit(struct worker *w)
 
 static void sleep_until(double end)
 {
-	double left = end - simgrid_get_clock();
+	double left = end - sg_clock();
 	if (left > 0)
-		sg_actor_sleep_for(left);
+		sg_sleep(left);
 }
 
 /* An event: the date its kernels end, or on a device whose engine runs
@@ -139,10 +139,10 @@ static int sg_dev_execute(struct worker *w, struct job *j)
 	if (!q)
 	{
 		if (us > 0)
-			sg_actor_sleep_for(us * 1e-6);
+			sg_sleep(us * 1e-6);
 		return 0;
 	}
-	double now = simgrid_get_clock();
+	double now = sg_clock();
 	q->end = (q->end > now ? q->end : now) + (us > 0 ? us * 1e-6 : 0.0);
 	return -EAGAIN;
 }
@@ -163,7 +163,7 @@ static int sg_event_test(void *ev)
 {
 	/* Within a picosecond: a sleep until the end may wake an ulp before. */
 	const struct sg_event *e = ev;
-	return simgrid_get_clock() >= (e->k ? sg_kernel_end(e->k) : e->end) - 1e-12;
+	return sg_clock() >= (e->k ? sg_kernel_end(e->k) : e->end) - 1e-12;
 }
 
 static int sg_event_wait(void *ev)

@@ -92,7 +92,7 @@ static void prune(struct sg_engine *e, double now)
 
 struct sg_kernel *sg_engine_kernel(struct sg_engine *e, double seconds)
 {
-	double now = simgrid_get_clock();
+	double now = sg_clock();
 	prune(e, now);
 	struct sg_kernel *k = malloc(sizeof(*k));
 	if (!k)
@@ -153,7 +153,7 @@ static void copy_queued(struct sg_engine *e, double now, double end)
 
 void sg_engine_copy(struct sg_engine *a, struct sg_engine *b, double seconds)
 {
-	double now = simgrid_get_clock();
+	double now = sg_clock();
 	double start = now;
 	if (a)
 	{
@@ -172,9 +172,9 @@ void sg_engine_copy(struct sg_engine *a, struct sg_engine *b, double seconds)
 		copy_queued(a, now, end);
 	if (b && b != a)
 		copy_queued(b, now, end);
-	double left = end - simgrid_get_clock();
+	double left = end - sg_clock();
 	if (left > 0)
-		sg_actor_sleep_for(left);
+		sg_sleep(left);
 }
 
 void sg_kernel_wait(const struct sg_kernel *k)
@@ -182,9 +182,9 @@ void sg_kernel_wait(const struct sg_kernel *k)
 	/* A copy queued meanwhile may move its end: sleep again. */
 	for (;;)
 	{
-		double left = k->end - simgrid_get_clock();
+		double left = k->end - sg_clock();
 		if (left <= 1e-12)	/* a sleep may wake an ulp early */
 			return;
-		sg_actor_sleep_for(left);
+		sg_sleep(left);
 	}
 }

@@ -229,7 +229,7 @@ static void engine_copy(sg_host_t from, sg_host_t to, struct sg_engine *ef, stru
 	{
 		sg_host_sendto(from, to, (double) bytes);
 		if (extra > 0)
-			sg_actor_sleep_for(extra);
+			sg_sleep(extra);
 		return;
 	}
 	sg_engine_copy(ef, et, lat + (double) bytes / bw + extra);
@@ -272,7 +272,7 @@ static int transfer(unsigned src_node, unsigned dst_node, size_t bytes, double e
 	{
 		sg_host_sendto(from, to, (double) bytes);
 		if (extra > 0)
-			sg_actor_sleep_for(extra);
+			sg_sleep(extra);
 	}
 
 	sg_mutex_lock(pend_mutex);

@@ -109,29 +109,41 @@ void sg_self_leave(struct sg_thread *t)
 	t->win_lo = t->win_hi = 0;
 }
 
-static inline struct sg_thread *self_fast(void)
+__attribute__((noinline)) static struct sg_thread *self_slow(void)
 {
-	uintptr_t sp = (uintptr_t) __builtin_frame_address(0);
-	struct sg_thread *t = self_cache;
-	if (t && sp - t->win_lo < t->win_hi - t->win_lo)
-		return t;
-	t = sg_self();
+	struct sg_thread *t = sg_self();
 	if (t && t->win_hi)
 		self_cache = t;
 	return t;
 }
 
-/* The calling thread, or NULL when the simulation is over; dies with the
- * reason when called from outside the simulation while it runs. */
-static struct sg_thread *self_or_die(const char *op)
+static inline struct sg_thread *self_fast(void)
 {
-	struct sg_thread *t = self_fast();
-	if (__builtin_expect(t != NULL, 1) || sg_over)
+	uintptr_t sp = (uintptr_t) __builtin_frame_address(0);
+	struct sg_thread *t = self_cache;
+	if (__builtin_expect(t && sp - t->win_lo < t->win_hi - t->win_lo, 1))
 		return t;
+	return self_slow();
+}
+
+/* Called from outside the simulation while it runs: dies with the reason. */
+__attribute__((noinline, cold)) static struct sg_thread *not_an_actor(const char *op)
+{
 	fprintf(stderr, "[vela] fatal: %s called from a thread that is not part of the simulation: with STARPU_SIMGRID=1 "
 		"only main() and threads made by Vela (starpu_pthread_create) may call Vela; threads made with "
 		"pthread_create cannot (a SimGrid limitation)\n", op);
 	abort();
+}
+
+/* The calling thread, or NULL when the simulation is over; dies with the
+ * reason when called from outside the simulation while it runs. Inline:
+ * every lock and unlock asks (about a hundred times per simulated task). */
+static inline struct sg_thread *self_or_die(const char *op)
+{
+	struct sg_thread *t = self_fast();
+	if (__builtin_expect(t != NULL, 1) || sg_over)
+		return t;
+	return not_an_actor(op);
 }
 
 /* ------------------------------------------------------------------ */
@@ -528,7 +540,7 @@ static int cond_wait_common(os_cond_t *cond, os_mutex_t *mutex, double deadline_
 			sg_cond_wait(c->c, wm);
 		else
 		{
-			double left = deadline_s - simgrid_get_clock();
+			double left = deadline_s - sg_clock();
 			timedout = left <= 0 || sg_cond_wait_for(c->c, wm, left);
 		}
 	}
@@ -672,15 +684,25 @@ static int sg_rwlock_unlock_(os_rwlock_t *rwlock)
 
 static double sg_now_us(void)
 {
-	return simgrid_get_clock() * 1e6;
+	return sg_clock() * 1e6;
 }
 
 static void sg_sleep_us(double us)
 {
-	if (!self_or_die("sleep") || !(us > 0))
+	struct sg_thread *t = self_or_die("sleep");
+	if (!t || !(us > 0))
 		return;
-	sg_actor_sleep_for(us * 1e-6 + host_timer_overshoot(sg_host_self()));
+	sg_delay(&t->delay, us * 1e-6 + host_timer_overshoot(sg_host_self()));
 	woke();
+}
+
+void sg_sleep(double seconds)
+{
+	struct sg_thread *t = self_fast();
+	if (t)
+		sg_delay(&t->delay, seconds);
+	else if (!sg_over)
+		sg_actor_sleep_for(seconds);	/* an actor that is no runtime thread */
 }
 
 /* Whether host h is time-shared (SG_PROP_TIME_SHARED): the last few
@@ -757,7 +779,7 @@ void sg_busy_us(double us)
 	if (h && host_time_shared(h))
 		sg_actor_execute(us * 1e-6 * sg_host_get_speed(h));
 	else
-		sg_actor_sleep_for(us * 1e-6);
+		sg_sleep(us * 1e-6);
 }
 
 /* The runtime's own work (os_ops.model_cost): the actor is busy for that
@@ -774,8 +796,9 @@ static void sg_model_cost(double us)
  * cannot advance while an actor is runnable): let a nanosecond pass. */
 static void sg_yield_(void)
 {
-	if (self_or_die("yield"))
-		sg_actor_sleep_for(1e-9);
+	struct sg_thread *t = self_or_die("yield");
+	if (t)
+		sg_delay(&t->delay, 1e-9);
 }
 
 const struct os_ops os_sg_ops = {

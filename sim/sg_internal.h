@@ -12,6 +12,7 @@
 
 #include <simgrid/actor.h>
 #include <stdint.h>
+#include <simgrid/engine.h>
 #include <simgrid/host.h>
 #include <simgrid/mutex.h>
 #include <xbt/dynar.h>
@@ -24,6 +25,15 @@
 #else
 #define SG_MAX_DEVICES (STARPU_MAXCUDADEVS + STARPU_MAXOPENCLDEVS)
 #endif
+
+/* What a thread's delay leaves for the code that ends it (delay_sg.cpp):
+ * its actor (SimGrid's kernel actor, found on the first delay) and
+ * whether it waits. */
+struct sg_delay_slot
+{
+	void *actor;
+	int waiting;
+};
 
 /* A runtime thread: one actor (main, workers, application threads made
  * with starpu_pthread_create). It is the actor's data, so the thread's
@@ -44,6 +54,8 @@ struct sg_thread
 	/* The SimGrid mutex of this thread's timed condition waits
 	 * (os_sg.c, cond_notify), made on its first: never contended. */
 	sg_mutex_t wait_mutex;
+	/* This thread's delays (delay_sg.cpp). */
+	struct sg_delay_slot delay;
 };
 
 /* The calling actor is found by stack address before asking SimGrid
@@ -96,6 +108,23 @@ int sg_route(const char *src_host, const char *dst_host, double *bandwidth, doub
  * microseconds of the host's speed, which shares the core with the other
  * actors computing there (os_sg.c). */
 void sg_busy_us(double us);
+/* Plain delays (delay_sg.cpp): sg_delay_setup once the engine is
+ * initialised (not in a rank of a cluster, which keeps SimGrid's sleeps);
+ * sg_delay blocks the calling actor, whose slot is d, for seconds of
+ * simulated time (<= 0: returns at once), as sg_actor_sleep_for does;
+ * sg_sleep is sg_delay for the calling thread. */
+void sg_delay_setup(void);
+void sg_delay(struct sg_delay_slot *d, double seconds);
+void sg_sleep(double seconds);
+/* The simulated clock (s). With Vela's delays, the engine's date as it
+ * was when it last moved (on_time_advance: solve is the only place that
+ * moves it), which saves a trip into SimGrid per read; else SimGrid's. */
+extern int sg_clock_cached;
+extern double sg_clock_now;
+static inline double sg_clock(void)
+{
+	return sg_clock_cached ? sg_clock_now : simgrid_get_clock();
+}
 struct sg_engine;
 struct sg_kernel;
 struct sg_engine *sg_engine_of(sg_host_t host);

@@ -541,7 +541,7 @@ uint32_t worker_arch_mask(enum starpu_worker_archtype arch)
 	}
 }
 
-static int impl_exists(const struct starpu_codelet *cl, enum starpu_worker_archtype arch, unsigned nimpl)
+static inline int impl_exists(const struct starpu_codelet *cl, enum starpu_worker_archtype arch, unsigned nimpl)
 {
 	switch (arch)
 	{
@@ -559,11 +559,11 @@ static int impl_exists(const struct starpu_codelet *cl, enum starpu_worker_archt
 	}
 }
 
-int worker_can_execute(struct worker *w, struct starpu_task *task, unsigned nimpl)
+/* Whether w may run task at all, whatever the implementation: the checks
+ * of worker_can_execute that do not depend on it. */
+static inline int worker_may_run(struct worker *w, struct starpu_task *task)
 {
 	struct starpu_codelet *cl = task->cl;
-	if (!cl)
-		return 1;
 	if (!__atomic_load_n(&cl->checked, __ATOMIC_ACQUIRE))
 		task_codelet_check(cl);	/* a policy asking about an unsubmitted task */
 	uint32_t where = cl->where;
@@ -571,23 +571,35 @@ int worker_can_execute(struct worker *w, struct starpu_task *task, unsigned nimp
 		where &= (uint32_t) task->where;
 	if (!(where & worker_arch_mask(w->arch)))
 		return 0;
-	if (nimpl >= STARPU_MAXIMPLEMENTATIONS || !impl_exists(cl, w->arch, nimpl))
-		return 0;
 	if (task->execute_on_a_specific_worker && task->workerid != (unsigned) w->id)
 		return 0;
-	if (!worker_task_allowed(task, (unsigned) w->id))
+	return worker_task_allowed(task, (unsigned) w->id);
+}
+
+/* Whether w may run implementation nimpl of task, once worker_may_run. */
+static inline int worker_impl_ok(struct worker *w, struct starpu_task *task, unsigned nimpl)
+{
+	struct starpu_codelet *cl = task->cl;
+	if (nimpl >= STARPU_MAXIMPLEMENTATIONS || !impl_exists(cl, w->arch, nimpl))
 		return 0;
-	if (cl->can_execute && !cl->can_execute((unsigned) w->id, task, nimpl))
-		return 0;
-	return 1;
+	return !cl->can_execute || cl->can_execute((unsigned) w->id, task, nimpl);
+}
+
+int worker_can_execute(struct worker *w, struct starpu_task *task, unsigned nimpl)
+{
+	if (!task->cl)
+		return 1;
+	return worker_may_run(w, task) && worker_impl_ok(w, task, nimpl);
 }
 
 int worker_first_impl(struct worker *w, struct starpu_task *task)
 {
 	if (!task->cl)
 		return 0;
+	if (!worker_may_run(w, task))
+		return -1;
 	for (unsigned i = 0; i < STARPU_MAXIMPLEMENTATIONS; i++)
-		if (worker_can_execute(w, task, i))
+		if (worker_impl_ok(w, task, i))
 			return (int) i;
 	return -1;
 }
@@ -925,11 +937,12 @@ int starpu_worker_can_execute_task_impl(unsigned workerid, struct starpu_task *t
 	if (workerid >= rt.nworkers)
 		return 0;
 	unsigned mask = 0;
+	struct worker *w = &rt.workers[workerid];
 	if (!task->cl)
 		mask = 1;
-	else
+	else if (worker_may_run(w, task))
 		for (unsigned i = 0; i < STARPU_MAXIMPLEMENTATIONS; i++)
-			if (worker_can_execute(&rt.workers[workerid], task, i))
+			if (worker_impl_ok(w, task, i))
 				mask |= 1u << i;
 	if (impl_mask)
 		*impl_mask = mask;

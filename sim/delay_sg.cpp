@@ -1,0 +1,196 @@
+// delay_sg.cpp — the actors' plain delays (sg_delay, sg_internal.h), woken
+// by Vela rather than by SimGrid's CPU model.
+//
+// Most of what a simulated run waits for is a plain delay: a CPU task's
+// predicted duration, each overhead cost (sim/README.md, "Overheads"), a
+// GPU worker's sleep until its queue's date. sg_actor_sleep_for makes each
+// one a CPU action of the host: an LMM variable, an entry in the model's
+// action heap, a sleep activity, their creation and retirement, about a
+// microsecond of SimGrid's own work, half of a CPU-only simulation's time
+// (bench/results-simulation.md, "sim_speed"). A delay needs none of it:
+// nothing shares it, its end is known when it starts. Here the waiting
+// actor blocks in a simcall that does nothing (no activity, no model),
+// its end goes into one heap, and one kernel timer at the heap's earliest
+// date makes the engine stop there; at every date the engine reaches
+// (on_time_advance, after the models moved), the delays due are ended by
+// answering their actors' simcalls, as SimGrid's own activities do.
+//
+// Same dates, same order, as SimGrid's sleeps (the golden tests and the
+// traces of simulated runs are unchanged). A delay of d seconds started at
+// NOW ends at NOW + max(d, surf/precision), as a sleep's action does
+// (its start date plus its maximal duration), and is due when the engine's
+// date is within surf/precision of it (the CPU model's test). Delays due
+// at one date wake in the order SimGrid's CPU model ends sleeps: by date,
+// then those started before an earlier engine step (solve) first, then,
+// among those of one step, the last started first (a sleep's action enters
+// the model's modified set at its front, and the heap, stable, from that
+// set at the next solve). They wake before the actions that end at that
+// date (timed waits, executions on time-shared hosts, communications),
+// where a sleep would have been ended with the CPU model's actions, before
+// the network's: only a timed wait or a time-shared execution ending at
+// the same instant as a delay is woken in another order than before.
+//
+// A rank of a simulated cluster (joined: one engine, a copy of this plugin
+// per rank, vela-simrun's own sleeps) keeps SimGrid's sleeps: the ranks'
+// delays would otherwise be woken rank by rank, not in one order.
+#include <simgrid/actor.h>
+#include <simgrid/engine.h>
+#include <simgrid/kernel/Timer.hpp>
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/simix.hpp>
+#include <xbt/config.h>
+
+#include <dlfcn.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <queue>
+#include <vector>
+
+extern "C" {
+// The C side's slot (sg_internal.h, which this C++ file does not include).
+struct sg_delay_slot
+{
+	void *actor;
+	int waiting;
+};
+// sg_clock (sg_internal.h).
+__attribute__((visibility("hidden"))) int sg_clock_cached;
+__attribute__((visibility("hidden"))) double sg_clock_now;
+}
+
+namespace
+{
+struct Delay
+{
+	double date;		// simulated seconds
+	uint64_t step;		// engine steps (solves) before it started
+	uint64_t seq;		// started so far (one order across steps)
+	sg_delay_slot *slot;	// the waiting thread's
+};
+
+// std::priority_queue puts first what compares greatest: the earliest
+// date, then the earliest step, then, within a step, the last started.
+struct Later
+{
+	bool operator()(const Delay &a, const Delay &b) const
+	{
+		if (a.date != b.date)
+			return a.date > b.date;
+		if (a.step != b.step)
+			return a.step > b.step;
+		return a.seq < b.seq;
+	}
+};
+
+// One actor runs at a time and the hook runs in maestro: no lock.
+std::priority_queue<Delay, std::vector<Delay>, Later> due;
+uint64_t steps, started;
+double precision = 1e-9;	// SimGrid's surf/precision, read at set-up
+// Ends a blocking simcall: ActorImpl::simcall_answer, which SimGrid
+// exports but declares in no installed header (found at set-up; without
+// it, SimGrid's sleeps are kept).
+void (*answer)(void *actor);
+// The pending kernel timer (nullptr: none) and its date: always the
+// earliest delay's, so that the engine stops there.
+simgrid::kernel::timer::Timer *timer;
+double timer_date;
+
+void arm(double date)
+{
+	if (timer)
+	{
+		if (timer_date <= date)
+			return;
+		timer->remove();
+	}
+	// Nothing to do when it fires: the hook below has ended the delays.
+	timer = simgrid::kernel::timer::Timer::set(date, [] {});
+	timer_date = date;
+}
+
+// In maestro, once the engine has moved to its next date.
+void on_time_advance(double)
+{
+	double now = simgrid_get_clock();
+	sg_clock_now = now;
+	steps++;
+	// SimGrid's test (double_equals), not date < now + precision, which
+	// rounds differently.
+	while (!due.empty() && due.top().date - now < precision)
+	{
+		sg_delay_slot *d = due.top().slot;
+		due.pop();
+		if (d->waiting)
+		{
+			d->waiting = 0;
+			answer(d->actor);
+		}
+	}
+	if (timer)
+	{
+		if (timer_date <= now)
+			timer = nullptr;	// fires in this step and deletes itself
+		else if (due.empty() || due.top().date != timer_date)
+		{
+			timer->remove();	// its delays were due within precision
+			timer = nullptr;
+		}
+	}
+	if (!due.empty() && !timer)
+		arm(due.top().date);
+}
+}
+
+extern "C" void sg_delay_setup(void)
+{
+	// SimGrid 3.32 names it surf/precision (precision/timing later).
+	try
+	{
+		precision = sg_cfg_get_double("surf/precision");
+	}
+	catch (...)
+	{
+		precision = sg_cfg_get_double("precision/timing");
+	}
+	const char *v = std::getenv("VELA_SIM_DELAYS");
+	if (v && !std::strcmp(v, "simgrid"))
+		return;
+	answer = reinterpret_cast<void (*)(void *)>(
+		dlsym(RTLD_DEFAULT, "_ZN7simgrid6kernel5actor9ActorImpl14simcall_answerEv"));
+	if (answer)
+	{
+		simgrid::s4u::Engine::on_time_advance_cb(on_time_advance);
+		sg_clock_now = simgrid_get_clock();
+		sg_clock_cached = 1;
+	}
+}
+
+extern "C" void sg_delay(sg_delay_slot *d, double seconds)
+{
+	if (!(seconds > 0))
+		return;		// as sg_actor_sleep_for: no wait, no simcall
+	if (!answer)
+	{
+		sg_actor_sleep_for(seconds);
+		return;
+	}
+	if (!d->actor)
+		d->actor = simgrid::s4u::Actor::self()->get_impl();
+	double date = sg_clock_now + (seconds > precision ? seconds : precision);
+	due.push(Delay{date, steps, started++, d});
+	arm(date);
+	d->waiting = 1;
+	try
+	{
+		// Blocks until on_time_advance answers.
+		simgrid::kernel::actor::simcall_blocking([] {});
+	}
+	catch (...)
+	{
+		d->waiting = 0;	// killed while waiting: nothing to answer
+		throw;
+	}
+}
