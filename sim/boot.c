@@ -158,6 +158,8 @@ static int engine_start(const struct sim_boot *b, const char *factory, void (*ma
 		snprintf(err, errsize, "a simulation already ran in this process (one per process)");
 		return -EBUSY;
 	}
+	if (sg_delay_choose(err, errsize))
+		return -EINVAL;
 	engine_started = 1;
 	snprintf(progname, sizeof(progname), "%s", b->progname ? b->progname : "vela");
 	av[ac++] = progname;

@@ -43,7 +43,9 @@
 
 #include <dlfcn.h>
 
+#include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <queue>
@@ -91,8 +93,9 @@ uint64_t steps, started;
 double precision = 1e-9;	// SimGrid's surf/precision, read at set-up
 // Ends a blocking simcall: ActorImpl::simcall_answer, which SimGrid
 // exports but declares in no installed header (found at set-up; without
-// it, SimGrid's sleeps are kept).
+// it, or with VELA_SIM_DELAYS=simgrid, SimGrid's sleeps are kept).
 void (*answer)(void *actor);
+enum { WANT_DEFAULT, WANT_VELA, WANT_SIMGRID } wanted;
 // The pending kernel timer (nullptr: none) and its date: always the
 // earliest delay's, so that the engine stops there.
 simgrid::kernel::timer::Timer *timer;
@@ -144,6 +147,31 @@ void on_time_advance(double)
 }
 }
 
+extern "C" int sg_delay_choose(char *err, size_t errsize)
+{
+	const char *v = std::getenv("VELA_SIM_DELAYS");
+	if (!v || !std::strcmp(v, "vela"))
+		wanted = v ? WANT_VELA : WANT_DEFAULT;
+	else if (!std::strcmp(v, "simgrid"))
+		wanted = WANT_SIMGRID;
+	else
+	{
+		std::snprintf(err, errsize, "VELA_SIM_DELAYS='%s': expected 'vela' or 'simgrid'", v);
+		return -EINVAL;
+	}
+	answer = nullptr;
+	if (wanted != WANT_SIMGRID)
+		answer = reinterpret_cast<void (*)(void *)>(
+			dlsym(RTLD_DEFAULT, "_ZN7simgrid6kernel5actor9ActorImpl14simcall_answerEv"));
+	if (!answer && wanted == WANT_VELA)
+	{
+		std::snprintf(err, errsize, "VELA_SIM_DELAYS=vela: this SimGrid does not export "
+			      "ActorImpl::simcall_answer (use 'simgrid', or leave it unset)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 extern "C" void sg_delay_setup(void)
 {
 	// SimGrid 3.32 names it surf/precision (precision/timing later).
@@ -155,11 +183,6 @@ extern "C" void sg_delay_setup(void)
 	{
 		precision = sg_cfg_get_double("precision/timing");
 	}
-	const char *v = std::getenv("VELA_SIM_DELAYS");
-	if (v && !std::strcmp(v, "simgrid"))
-		return;
-	answer = reinterpret_cast<void (*)(void *)>(
-		dlsym(RTLD_DEFAULT, "_ZN7simgrid6kernel5actor9ActorImpl14simcall_answerEv"));
 	if (answer)
 	{
 		simgrid::s4u::Engine::on_time_advance_cb(on_time_advance);

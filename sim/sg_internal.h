@@ -108,11 +108,14 @@ int sg_route(const char *src_host, const char *dst_host, double *bandwidth, doub
  * microseconds of the host's speed, which shares the core with the other
  * actors computing there (os_sg.c). */
 void sg_busy_us(double us);
-/* Plain delays (delay_sg.cpp): sg_delay_setup once the engine is
- * initialised (not in a rank of a cluster, which keeps SimGrid's sleeps);
+/* Plain delays (delay_sg.cpp): sg_delay_choose before the engine starts
+ * reads VELA_SIM_DELAYS (0, or -EINVAL and why in err), sg_delay_setup
+ * once it is initialised (neither in a rank of a cluster, which keeps
+ * SimGrid's sleeps);
  * sg_delay blocks the calling actor, whose slot is d, for seconds of
  * simulated time (<= 0: returns at once), as sg_actor_sleep_for does;
  * sg_sleep is sg_delay for the calling thread. */
+int sg_delay_choose(char *err, size_t errsize);
 void sg_delay_setup(void);
 void sg_delay(struct sg_delay_slot *d, double seconds);
 void sg_sleep(double seconds);
