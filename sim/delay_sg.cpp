@@ -9,11 +9,12 @@
 // microsecond of SimGrid's own work, half of a CPU-only simulation's time
 // (bench/results-simulation.md, "sim_speed"). A delay needs none of it:
 // nothing shares it, its end is known when it starts. Here the waiting
-// actor blocks in a simcall that does nothing (no activity, no model),
-// its end goes into one heap, and one kernel timer at the heap's earliest
-// date makes the engine stop there; at every date the engine reaches
-// (on_time_advance, after the models moved), the delays due are ended by
-// answering their actors' simcalls, as SimGrid's own activities do.
+// actor blocks in a simcall that does nothing (no activity), its end goes
+// into one heap, and a model of the plugin's own (s4u::Engine::add_model)
+// tells the engine the heap's earliest date as its next event; at every
+// date the engine reaches (update_actions_state, once the date moved),
+// the delays due are ended by answering their actors' simcalls, as
+// SimGrid's own activities do.
 //
 // Same dates, same order, as SimGrid's sleeps (the golden tests and the
 // traces of simulated runs are unchanged). A delay of d seconds started at
@@ -35,7 +36,7 @@
 // delays would otherwise be woken rank by rank, not in one order.
 #include <simgrid/actor.h>
 #include <simgrid/engine.h>
-#include <simgrid/kernel/Timer.hpp>
+#include <simgrid/kernel/resource/Model.hpp>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/simix.hpp>
@@ -48,6 +49,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <queue>
 #include <vector>
 
@@ -96,32 +98,13 @@ double precision = 1e-9;	// SimGrid's surf/precision, read at set-up
 // it, or with VELA_SIM_DELAYS=simgrid, SimGrid's sleeps are kept).
 void (*answer)(void *actor);
 enum { WANT_DEFAULT, WANT_VELA, WANT_SIMGRID } wanted;
-// The pending kernel timer (nullptr: none) and its date: always the
-// earliest delay's, so that the engine stops there.
-simgrid::kernel::timer::Timer *timer;
-double timer_date;
-
-void arm(double date)
+// Ends the delays due at the engine's date now (SimGrid's test for an
+// action's end: |date - now| < precision, not date < now + precision,
+// which rounds differently).
+void wake(double now)
 {
-	if (timer)
-	{
-		if (timer_date <= date)
-			return;
-		timer->remove();
-	}
-	// Nothing to do when it fires: the hook below has ended the delays.
-	timer = simgrid::kernel::timer::Timer::set(date, [] {});
-	timer_date = date;
-}
-
-// In maestro, once the engine has moved to its next date.
-void on_time_advance(double)
-{
-	double now = simgrid_get_clock();
 	sg_clock_now = now;
 	steps++;
-	// SimGrid's test (double_equals), not date < now + precision, which
-	// rounds differently.
 	while (!due.empty() && due.top().date - now < precision)
 	{
 		sg_delay_slot *d = due.top().slot;
@@ -132,19 +115,23 @@ void on_time_advance(double)
 			answer(d->actor);
 		}
 	}
-	if (timer)
-	{
-		if (timer_date <= now)
-			timer = nullptr;	// fires in this step and deletes itself
-		else if (due.empty() || due.top().date != timer_date)
-		{
-			timer->remove();	// its delays were due within precision
-			timer = nullptr;
-		}
-	}
-	if (!due.empty() && !timer)
-		arm(due.top().date);
 }
+
+// The engine asks every model for its next event, then tells each that
+// the date moved (EngineImpl::solve); it never hands this one an action.
+class DelayModel : public simgrid::kernel::resource::Model
+{
+public:
+	DelayModel() : Model("VelaDelays") {}
+	double next_occurring_event(double now) override
+	{
+		return due.empty() ? -1.0 : due.top().date - now;
+	}
+	void update_actions_state(double now, double) override
+	{
+		wake(now);
+	}
+};
 }
 
 extern "C" int sg_delay_choose(char *err, size_t errsize)
@@ -185,7 +172,7 @@ extern "C" void sg_delay_setup(void)
 	}
 	if (answer)
 	{
-		simgrid::s4u::Engine::on_time_advance_cb(on_time_advance);
+		simgrid::s4u::Engine::get_instance()->add_model(std::make_shared<DelayModel>(), {});
 		sg_clock_now = simgrid_get_clock();
 		sg_clock_cached = 1;
 	}
@@ -204,11 +191,10 @@ extern "C" void sg_delay(sg_delay_slot *d, double seconds)
 		d->actor = simgrid::s4u::Actor::self()->get_impl();
 	double date = sg_clock_now + (seconds > precision ? seconds : precision);
 	due.push(Delay{date, steps, started++, d});
-	arm(date);
 	d->waiting = 1;
 	try
 	{
-		// Blocks until on_time_advance answers.
+		// Blocks until wake answers.
 		simgrid::kernel::actor::simcall_blocking([] {});
 	}
 	catch (...)
