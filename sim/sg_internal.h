@@ -119,9 +119,10 @@ int sg_delay_choose(char *err, size_t errsize);
 void sg_delay_setup(void);
 void sg_delay(struct sg_delay_slot *d, double seconds);
 void sg_sleep(double seconds);
-/* The simulated clock (s). With Vela's delays, the engine's date as it
- * was when it last moved (on_time_advance: solve is the only place that
- * moves it), which saves a trip into SimGrid per read; else SimGrid's. */
+/* The simulated clock (s). With Vela's delays, the engine's date as the
+ * plugin's model saw it last move (solve, the only place that moves it,
+ * tells every model), which saves a trip into SimGrid per read; else
+ * SimGrid's. */
 extern int sg_clock_cached;
 extern double sg_clock_now;
 static inline double sg_clock(void)
