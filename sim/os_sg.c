@@ -31,6 +31,7 @@
 /* Time-shared hosts (below, "Time"). */
 static double host_timer_overshoot(sg_host_t h);
 static void woke(void);
+static struct sg_thread *thread_host(struct sg_thread *t);
 
 #define SG_MAGIC_MUTEX 0x4d584c56u	/* "VLXM" */
 #define SG_MAGIC_COND 0x44434c56u	/* "VLCD" */
@@ -564,7 +565,9 @@ static int sg_cond_wait_(os_cond_t *cond, os_mutex_t *mutex)
 
 static int sg_cond_timedwait_(os_cond_t *cond, os_mutex_t *mutex, double deadline_us)
 {
-	return cond_wait_common(cond, mutex, deadline_us * 1e-6 + host_timer_overshoot(sg_host_self()), 1);
+	struct sg_thread *t = self_fast();
+	double overshoot = t ? thread_host(t)->overshoot_us * 1e-6 : host_timer_overshoot(sg_host_self());
+	return cond_wait_common(cond, mutex, deadline_us * 1e-6 + overshoot, 1);
 }
 
 /* ------------------------------------------------------------------ */
@@ -692,7 +695,7 @@ static void sg_sleep_us(double us)
 	struct sg_thread *t = self_or_die("sleep");
 	if (!t || !(us > 0))
 		return;
-	sg_delay(&t->delay, us * 1e-6 + host_timer_overshoot(sg_host_self()));
+	sg_delay(&t->delay, us * 1e-6 + thread_host(t)->overshoot_us * 1e-6);
 	woke();
 }
 
@@ -762,11 +765,27 @@ static double host_timer_overshoot(sg_host_t h)
 	return host_timing(h)->overshoot_us * 1e-6;
 }
 
+/* t, with its host's facts read (each delay and wake-up asks: the lookups
+ * above cost a trip into SimGrid and, past 8 hosts, a property search). */
+static struct sg_thread *thread_host(struct sg_thread *t)
+{
+	if (__builtin_expect(!t->host_facts, 0))
+	{
+		sg_host_t h = sg_host_self();
+		const struct host_timing *ht = host_timing(h);
+		t->overshoot_us = ht->overshoot_us;
+		t->wakeup_us = ht->wakeup_us;
+		t->host_facts = h && host_time_shared(h) ? 2 : 1;
+	}
+	return t;
+}
+
 /* The calling actor has woken from a wait or a sleep: on a time-shared
  * host it takes the core for the host's wakeup_us. */
 static void woke(void)
 {
-	double us = host_timing(sg_host_self())->wakeup_us;
+	struct sg_thread *t = self_fast();
+	double us = t ? thread_host(t)->wakeup_us : host_timing(sg_host_self())->wakeup_us;
 	if (us > 0)
 		sg_busy_us(us);
 }
@@ -775,6 +794,12 @@ void sg_busy_us(double us)
 {
 	if (!(us > 0))
 		return;
+	struct sg_thread *t = self_fast();
+	if (t && thread_host(t)->host_facts == 1)
+	{
+		sg_delay(&t->delay, us * 1e-6);
+		return;
+	}
 	sg_host_t h = sg_host_self();
 	if (h && host_time_shared(h))
 		sg_actor_execute(us * 1e-6 * sg_host_get_speed(h));

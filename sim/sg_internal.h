@@ -56,6 +56,12 @@ struct sg_thread
 	sg_mutex_t wait_mutex;
 	/* This thread's delays (delay_sg.cpp). */
 	struct sg_delay_slot delay;
+	/* Its host's timing properties (os_sg.c, thread_host), read on first
+	 * need (an actor stays on its host): 0 not yet, 1 read, 2 read and
+	 * the host is time-shared; the host's timer overshoot and wake-up
+	 * cost (µs). */
+	int host_facts;
+	double overshoot_us, wakeup_us;
 };
 
 /* The calling actor is found by stack address before asking SimGrid
