@@ -89,7 +89,7 @@ struct Later
 	}
 };
 
-// One actor runs at a time and the hook runs in maestro: no lock.
+// One actor runs at a time and the model runs in maestro: no lock.
 std::priority_queue<Delay, std::vector<Delay>, Later> due;
 uint64_t steps, started;
 double precision = 1e-9;	// SimGrid's surf/precision, read at set-up
