@@ -382,14 +382,8 @@ static struct starpu_task *poll_for_task(struct worker *w, int *from_poll)
 	unsigned tries = 0;
 	while (!should_stop(w) && !paused())
 	{
-		/* Spin briefly, then yield between looks: on a machine with no
-		 * spare core, the thread submitting the work may be waiting
-		 * for ours. */
-		if (++tries < 16)
-			for (unsigned k = 0; k < 32; k++)
-				os_cpu_relax();
-		else
-			os_yield();
+		/* The thread submitting the work may be waiting for our core. */
+		os_poll_pause(&tries);
 		if ((task = pop(w)))
 			break;
 		if (team_requested(w))

@@ -22,25 +22,14 @@
 # (file:line) are in tests/sim/check_platform_errors.sh. Skipped (77)
 # when SimGrid or BLAS (the example) is absent.
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
-: "${top_builddir:=$top_srcdir/build}"
-vela="$top_builddir/tools/vela"
+. "$top_srcdir/tests/sim/sim_test_env.sh"
 simrun="$top_builddir/sim/vela-simrun"
 chol="$top_builddir/mpi/examples/cholesky_sim"
-VELA_SIM_PLUGIN="$top_builddir/sim/.libs/libvela-sim.so"
-[ -x "$simrun" ] && [ -f "$VELA_SIM_PLUGIN" ] || { echo "SKIP: SimGrid support was not built"; exit 77; }
+[ -x "$simrun" ] || { echo "SKIP: SimGrid support was not built"; exit 77; }
 [ -x "$chol" ] || { echo "SKIP: examples/cholesky_sim was not built (no BLAS)"; exit 77; }
 command -v python3 >/dev/null || { echo "SKIP: python3 (platforms/make-cluster.py) is missing"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-STARPU_HOME=$tmp STARPU_SILENT=1 STARPU_HOSTNAME=ci-2core STARPU_PERF_MODEL_DIR=$top_srcdir/perfmodels/ci-2core
-TMPDIR=$tmp STARPU_NCPU=1
-export VELA_SIM_PLUGIN STARPU_HOME STARPU_SILENT STARPU_HOSTNAME STARPU_PERF_MODEL_DIR TMPDIR STARPU_NCPU
-for c in TASK_SUBMIT SCHED FETCHING_INPUT TRANSFER CUDA_MALLOC CUDA_QUEUE; do
-	export STARPU_SIMGRID_${c}_COST=0
-done
-unset STARPU_SCHED STARPU_FXT_TRACE STARPU_SIMGRID_DEFAULT_TASK_US VELA_SIM_FACTORY STARPU_SIMGRID VELA_MPI_SHARED_CORES
-fail=0
-problem() { echo "FAIL: $*"; fail=1; }
+STARPU_HOSTNAME=ci-2core STARPU_PERF_MODEL_DIR=$top_srcdir/perfmodels/ci-2core STARPU_NCPU=1
+export STARPU_HOSTNAME STARPU_PERF_MODEL_DIR STARPU_NCPU
 
 gen="$top_srcdir/platforms/make-cluster.py"
 node="$top_srcdir/platforms/ci-2core.platform.v4.xml"

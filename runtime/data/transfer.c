@@ -278,15 +278,7 @@ static int sync_device_copy(starpu_data_handle_t h, unsigned src, unsigned dst)
 		double deadline = os_now_us() + SYNC_COPY_POLL_US;
 		unsigned tries = 0;
 		while (!(end = a.ops->test(&a)) && os_now_us() < deadline)
-		{
-			/* Spin briefly, then yield between looks: the driver's
-			 * thread may need this core. */
-			if (++tries < 16)
-				for (unsigned k = 0; k < 32; k++)
-					os_cpu_relax();
-			else
-				os_yield();
-		}
+			os_poll_pause(&tries);	/* the driver's thread may need this core */
 	}
 	if (!end)
 		end = a.ops->wait(&a);	/* also a part queued before another failed */
