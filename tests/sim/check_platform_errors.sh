@@ -16,17 +16,12 @@
 # (SIGABRT), or the run went on. The unchanged file still runs.
 # Skipped (77) when the SimGrid plugin was not built.
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
-: "${top_builddir:=$top_srcdir/build}"
-VELA_SIM_PLUGIN="$top_builddir/sim/.libs/libvela-sim.so"
-[ -f "$VELA_SIM_PLUGIN" ] || { echo "SKIP: the SimGrid plugin was not built"; exit 77; }
+. "$top_srcdir/tests/sim/sim_test_env.sh"
 app="$top_builddir/examples/cholesky"
 good="$top_srcdir/tests/sim/data/4cpu.platform.v4.xml"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-STARPU_HOME=$tmp STARPU_SILENT=1 STARPU_SIMGRID_DEFAULT_TASK_US=10
-export VELA_SIM_PLUGIN STARPU_HOME STARPU_SILENT STARPU_SIMGRID_DEFAULT_TASK_US
-unset STARPU_PERF_MODEL_DIR STARPU_HOSTNAME STARPU_SCHED STARPU_NCPU VELA_SIM_BOOT
-fail=0
+STARPU_SIMGRID_DEFAULT_TASK_US=10
+export STARPU_SIMGRID_DEFAULT_TASK_US
+unset VELA_SIM_BOOT
 
 # run BOOT FILE: cholesky simulated on FILE; output in $tmp/out, status in $rc.
 run() {
