@@ -223,13 +223,19 @@ static void execute_job(struct worker *w, struct job *job)
 		t->in_codelet = 1;
 		/* Calibration: time the kernel alone when its model learns from
 		 * measurements (perfmodel/perfmodel.h; never in simulation). A
-		 * device runs it with nothing else in flight. */
+		 * device runs it with nothing else in flight: neither kernels
+		 * nor copies, which a device may run on the engine of its
+		 * kernels (PoCL's CPU device: they would be timed as the
+		 * kernel's, and the simulation charges them apart). */
 		sched_pre_exec(w, job);
 		int measure = pm_measure_wanted(job, w);
 		if (measure && w->pipeline)
 		{
 			if (pm_measure_kept(job, w))
+			{
 				drv_pipeline_drain(w);
+				data_xfer_drain(w->memory_node);
+			}
 			else
 				measure = 0;	/* calibrated: it may run in flight */
 		}

@@ -223,6 +223,17 @@ static int xfer_end_locked(struct xfer *x, int ret)
 	return free_handle;
 }
 
+/* Ends an in-flight copy taken off its list, whose result is known. */
+static void xfer_end(struct xfer *x)
+{
+	starpu_data_handle_t h = x->handle;
+	os_mutex_lock(&h->lock);
+	int free_handle = xfer_end_locked(x, x->result);
+	os_mutex_unlock(&h->lock);
+	if (free_handle)
+		data_handle_free_deferred(h);
+}
+
 /* ------------------------------------------------------------------ */
 /* Starting copies. */
 
@@ -477,15 +488,32 @@ int data_xfer_progress(unsigned node, int wait)
 	{
 		struct xfer *x = done;
 		done = x->next;
-		starpu_data_handle_t h = x->handle;
-		os_mutex_lock(&h->lock);
-		int free_handle = xfer_end_locked(x, x->result);
-		os_mutex_unlock(&h->lock);
-		if (free_handle)
-			data_handle_free_deferred(h);
+		xfer_end(x);
 		ended++;
 	}
 	return ended;
+}
+
+void data_xfer_drain(unsigned node)
+{
+	for (unsigned dst = 0; dst < STARPU_MAXNODES; dst++)
+	{
+		struct inflight *l = &inflight[dst];
+		while (atomic_load_explicit(&l->n, memory_order_acquire))
+		{
+			os_mutex_lock(&l->lock);
+			struct xfer *x = l->head;
+			while (x && x->src != node && x->dst != node)
+				x = x->next;
+			if (x)
+				inflight_unlink(l, x);
+			os_mutex_unlock(&l->lock);
+			if (!x)
+				break;
+			x->result = x->async.ops->wait(&x->async);
+			xfer_end(x);
+		}
+	}
 }
 
 void data_xfer_fini(void)
