@@ -763,6 +763,19 @@ int main(int argc, char **argv)
 	}
 	if (shared)
 		setenv("VELA_MPI_SHARED_CORES", "1", 0);
+	/* The runtime's own costs per task and per datum measured on the
+	 * cluster's node (make-cluster.py --task-cost: node 0's RAM host, the
+	 * platform checker has checked them), unless the environment sets
+	 * them: one runtime per rank reads the same variables. */
+	sg_host_t ram0 = sg_host_by_name("n0.RAM");
+	const char *costs[2][2] = { { "sched_cost_us", "STARPU_SIMGRID_SCHED_COST" },
+				    { "fetching_input_cost_us", "STARPU_SIMGRID_FETCHING_INPUT_COST" } };
+	for (int k = 0; k < 2 && ram0; k++)
+	{
+		const char *v = sg_host_get_property_value(ram0, costs[k][0]);
+		if (v)
+			setenv(costs[k][1], v, 0);
+	}
 	const char *t = getenv("TMPDIR");
 	snprintf(tmpdir, sizeof(tmpdir), "%s/vela-simrun-XXXXXX", t && *t ? t : "/tmp");
 	if (!mkdtemp(tmpdir))
