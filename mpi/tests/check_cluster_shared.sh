@@ -25,7 +25,8 @@
 # --copy-above without --copy-bandwidth, --timer-overshoot without
 # --cores, --wakeup-cost without --cores, an --insert-cost that is not
 # four costs, an --exchange-cost or --task-cost that is not two (exit 2,
-# the option named). The platform properties' own checks
+# the option named), a cluster whose sched_cost_us is negative (exit 1,
+# file:line). The platform properties' own checks
 # (file:line) are in tests/sim/check_platform_errors.sh. Skipped (77)
 # when SimGrid or BLAS (the example) is absent.
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -136,6 +137,17 @@ if [ "${eager% *}" -gt 0 ] 2>/dev/null && [ "${eager#* }" = 0 ] && [ "${rendezvo
 	echo "ok: eager sends complete at once: $eager; without the eager limit: $rendezvous (sends, over 1 us)"
 else
 	problem "eager sends: '$eager' (sends, over 1 us) with the eager limit, '$rendezvous' without"
+fi
+
+# A task cost that is not a cost: refused naming the file's line (exit 1).
+sed 's/"sched_cost_us" value="3"/"sched_cost_us" value="-3"/' "$tmp/all.xml" >"$tmp/badcost.xml"
+line=$(grep -n '"sched_cost_us"' "$tmp/badcost.xml" | head -n 1 | cut -d: -f1)
+"$vela" simrun -np 2 --platform "$tmp/badcost.xml" "$chol" -n 1024 -b 128 -no-check >"$tmp/out" 2>&1
+got=$?
+if [ $got != 1 ] || ! grep -q "badcost.xml:$line: host n0.RAM has sched_cost_us='-3': a cost must be" "$tmp/out"; then
+	problem "a negative sched_cost_us: exit $got, expected 1 and badcost.xml:$line:"; cat "$tmp/out"
+else
+	echo "ok: a negative sched_cost_us refused at badcost.xml:$line"
 fi
 
 # vela calibrate-wakeup: both figures, numbers; a bad option is a usage error.
