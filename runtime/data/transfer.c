@@ -33,6 +33,7 @@
 #include "trace/trace.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 
 struct xfer
@@ -104,12 +105,18 @@ int data_copy_ifaces(starpu_data_handle_t h, void *si, unsigned src, void *di, u
 
 #define SOURCE_WRITTEN (-2)
 
-/* The best valid replicate to copy from into dst: one that can copy
- * directly, the owner, RAM; -1 if none is valid, SOURCE_WRITTEN if the
- * valid ones are being written (data_make_valid). */
+/* The best valid replicate to copy from into dst: with a bus model, the
+ * one the bus predicts fastest among those that can copy directly (the
+ * first in node order at equal times), as StarPU chooses: a tile valid in
+ * RAM and on a GPU goes to another GPU over NVLink rather than PCIe.
+ * Without one (or a replicate the bus has no figure for): one that can
+ * copy directly, the owner, RAM. -1 if none is valid, SOURCE_WRITTEN if
+ * the valid ones are being written (data_make_valid). */
 static int pick_source(starpu_data_handle_t h, unsigned dst)
 {
-	int best = -1, best_score = -1;
+	int best = -1, best_score = -1, fastest = -1, timed = 1;
+	double fastest_us = INFINITY;
+	size_t size = 0;
 	for (unsigned n = 0; n < mem_nnodes; n++)
 	{
 		const struct data_replicate *r = data_rep(h, n);
@@ -121,15 +128,29 @@ static int pick_source(starpu_data_handle_t h, unsigned dst)
 				best = SOURCE_WRITTEN;
 			continue;
 		}
-		int score = (mem_direct_copy(n, dst) ? 4 : 0) + (r->state == REP_OWNER ? 2 : 0) +
+		int direct = mem_direct_copy(n, dst);
+		int score = (direct ? 4 : 0) + (r->state == REP_OWNER ? 2 : 0) +
 			    (mem_nodes[n].kind == STARPU_CPU_RAM ? 1 : 0);
 		if (score > best_score)
 		{
 			best = (int) n;
 			best_score = score;
 		}
+		if (direct && timed)
+		{
+			if (!size)
+				size = starpu_data_get_size(h);
+			double us = starpu_transfer_predict(n, dst, size);
+			if (!(us > 0.0) || !isfinite(us))
+				timed = 0;
+			else if (us < fastest_us)
+			{
+				fastest = (int) n;
+				fastest_us = us;
+			}
+		}
 	}
-	return best;
+	return timed && fastest >= 0 && size ? fastest : best;
 }
 
 /* Ends a copy from src into dst (h->lock held): unpins the source and
