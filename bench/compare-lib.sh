@@ -16,8 +16,11 @@
 #                 against (default vela and starpu-1.3; vela-mpi and
 #                 starpumpi-1.3 for StarPU-MPI programs)
 #
+# and, optionally, cmp_vela_extra: words added to the Vela side's compile
+# line only (cmp_vela_uses tells what the staged Vela was built with).
+#
 # Defined here: repo, outdir, stage_pc, CC, CFLAGS, die, cmp_build_sides,
-# cmp_env, cmp_alternate, cmp_median, cmp_ratio, cmp_target_met, cmp_header.
+# cmp_vela_uses, cmp_env, cmp_alternate, cmp_median, cmp_ratio, cmp_target_met, cmp_header.
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 outdir="$repo/build/bench"
@@ -28,6 +31,7 @@ user_pcpath=${PKG_CONFIG_PATH:-}
 vela_pcpath=""
 cmp_vela_ready=0	# Vela staged and found once: later sources skip the check
 cmp_extra=()		# extra compile/link words for the source being built
+cmp_vela_extra=()	# and for its Vela side only
 cmp_vela_mod=${cmp_vela_mod:-vela}
 cmp_starpu_mod=${cmp_starpu_mod:-starpu-1.3}
 
@@ -77,6 +81,16 @@ cmp_find_vela() {
 	cmp_vela_ready=1
 }
 
+# cmp_vela_uses FEATURE: true when the Vela found by cmp_find_vela was built
+# with STARPU_USE_FEATURE (CUDA, OPENCL, MPI...): the examples then call that
+# device's libraries themselves (cuBLAS and cuSOLVER for CUDA).
+cmp_vela_uses() {
+	local config
+	cmp_find_vela
+	config=$(PKG_CONFIG_PATH="$vela_pcpath" pkg-config --variable=includedir vela)/vela/starpu_config.h
+	grep -q "^#define STARPU_USE_$1 1" "$config" 2>/dev/null
+}
+
 # cmp_build_sides NAME [SRC [EXTRA...]]: builds SRC (default bench/NAME.c)
 # as $outdir/NAME-starpu (Debian's $cmp_starpu_mod through the caller's
 # PKG_CONFIG_PATH) and, unless starpu_only, $outdir/NAME-vela ($cmp_vela_mod:
@@ -102,6 +116,7 @@ cmp_build_sides() {
 	cmp_find_vela
 	PKG_CONFIG_PATH="$vela_pcpath" pkg-config --exists "$cmp_vela_mod" ||
 		die "pkg-config cannot find $cmp_vela_mod next to vela (for vela-mpi: Vela was configured without Open MPI)"
+	cmp_extra+=("${cmp_vela_extra[@]}")
 	cmp_build "$src" "$vbin" "$cmp_vela_mod" "$vela_pcpath"
 	links_to "$vbin" libvela ||
 		die "$vbin does not link libvela"

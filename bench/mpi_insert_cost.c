@@ -19,9 +19,35 @@
  * thread of a real run shares); default 0, empty tasks (on the loaded
  * 2-core VM, 256 KiB gave no steady difference: 0.29-0.41 us against
  * 0.40-0.41 for a task run here, both noisy).
+ * Then the exchanges an insertion posts (what the stencil's halos cost
+ * the main thread beyond the look-ups: 0.75-1.0 us per insertion in the
+ * real stencil against 0.15-0.5 from the look-ups alone). Rank 1 runs
+ * each task (RW of one of its handles, R of one of rank 0's), so rank 0
+ * posts a send at each insertion and rank 1 a receive: with handles of
+ * rank 0's that nobody writes, fresh ones each round (send and receive
+ * alone), and with K of them that rank 0 rewrites before each use (a
+ * task of its own inserted first, RW: rank 1 also drops the copy it has
+ * cached, while the send and receive are as before). Each figure is the
+ * main thread's CPU time of those insertions less what the fits above
+ * give for the same insertions without exchange.
+ * Last, the worker's own cost per task on rank 1, which the simulation
+ * charges as STARPU_SIMGRID_SCHED_COST and _FETCHING_INPUT_COST (its
+ * defaults were measured with empty tasks, caches warm): a chain of W
+ * tasks (RW of one handle, then also R of two more), inserted while the
+ * workers are paused, each sweeping -w KIB KiB (default 256: a tile
+ * kernel's footprint, which evicts the runtime's state from the caches
+ * between tasks); the worker's CPU time from the first task's start to
+ * the last one's end less the tasks' own, per task: a + b x data.
  * Rank 0 prints:
  *   insert_us A
  *   insert_us_per_datum B
+ *   insert_local_us C
+ *   insert_local_us_per_datum D
+ *   insert_send_us S       (rank 0: posting a send)
+ *   insert_recv_us R       (rank 1: posting a receive)
+ *   insert_drop_us X       (rank 1: dropping a cached copy rewritten)
+ *   task_cost_us T         (rank 1's worker, per task)
+ *   task_cost_us_per_datum U
  *   # 1 datum: X us, 3 data: Y us (N tasks)
  * Written against the public StarPU-MPI 1.3 API only.
  */
@@ -52,7 +78,46 @@ static void empty(void *buffers[], void *arg)
 	}
 }
 
+/* The worker-cost phase's kernel: sweeps wsweep, timing itself with the
+ * worker's CPU clock (W: the first start, the last end, the sum of all
+ * but the first task's own time). */
+static double *wsweep;
+static int nwsweep;
+static struct
+{
+	double first, last, own;
+	int count;
+} W;
+
+static double cpu_us(void);
+
+static void timed_sweep(void *buffers[], void *arg)
+{
+	(void) buffers;
+	(void) arg;
+	double t = cpu_us();
+	if (W.first < 0)
+		W.first = t;
+	double prev = wsweep[nwsweep - 1];
+	for (int i = 0; i < nwsweep; i++)
+	{
+		double next = wsweep[i + 1 < nwsweep ? i + 1 : 0], cur = wsweep[i];
+		wsweep[i] = (prev + cur + next) / 3;
+		prev = cur;
+	}
+	double e = cpu_us();
+	if (W.count++)
+		W.own += e - t;
+	W.last = e;
+}
+
+static struct starpu_codelet wcl1 = { .cpu_funcs = { timed_sweep }, .nbuffers = 1, .modes = { STARPU_RW }, .name = "wc1" };
+static struct starpu_codelet wcl3 = {
+	.cpu_funcs = { timed_sweep }, .nbuffers = 3, .modes = { STARPU_RW, STARPU_R, STARPU_R }, .name = "wc3"
+};
+
 static struct starpu_codelet cl1 = { .cpu_funcs = { empty }, .nbuffers = 1, .modes = { STARPU_RW }, .name = "ic1" };
+static struct starpu_codelet cl2 = { .cpu_funcs = { empty }, .nbuffers = 2, .modes = { STARPU_RW, STARPU_R }, .name = "ic2" };
 static struct starpu_codelet cl3 = {
 	.cpu_funcs = { empty }, .nbuffers = 3, .modes = { STARPU_RW, STARPU_R, STARPU_R }, .name = "ic3"
 };
@@ -75,22 +140,26 @@ static void check(int ret, const char *what)
 
 int main(int argc, char **argv)
 {
-	int n = 20000, kib = 0;
+	int n = 20000, kib = 0, wkib = 256, nw = 1000;
 	for (int i = 1; i < argc; i++)
 	{
 		if (!strcmp(argv[i], "-n") && i + 1 < argc && atoi(argv[i + 1]) > 0)
 			n = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "-k") && i + 1 < argc && atoi(argv[i + 1]) >= 0 && atoi(argv[i + 1]) <= 65536)
 			kib = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "-w") && i + 1 < argc && atoi(argv[i + 1]) >= 1 && atoi(argv[i + 1]) <= 65536)
+			wkib = atoi(argv[++i]);
 		else
 		{
-			fprintf(stderr, "usage: mpirun -np 2 %s [-n TASKS] [-k KIB]\n", argv[0]);
+			fprintf(stderr, "usage: mpirun -np 2 %s [-n TASKS] [-k KIB] [-w KIB]\n", argv[0]);
 			return 2;
 		}
 	}
 	nsweep = kib * 1024 / (int) sizeof(double);
 	sweep = calloc(nsweep ? (size_t) nsweep : 1, sizeof(double));
-	if (!sweep)
+	nwsweep = wkib * 1024 / (int) sizeof(double);
+	wsweep = calloc((size_t) nwsweep, sizeof(double));
+	if (!sweep || !wsweep)
 	{
 		fprintf(stderr, "mpi_insert_cost: out of memory\n");
 		return 1;
@@ -136,15 +205,82 @@ int main(int argc, char **argv)
 				best[shape] = t;
 			check(starpu_mpi_wait_for_all(MPI_COMM_WORLD), "starpu_mpi_wait_for_all");
 		}
-	/* Rank 1's figures (the tasks it runs) to rank 0. */
-	double local[2] = { best[0], best[1] };
+	/* The exchanges: shape 0 fresh handles of rank 0's read by rank 1's
+	 * tasks, shape 1 K handles rewritten by rank 0 before each read. */
+	int nx = n < 4000 ? n : 4000;
+	starpu_data_handle_t *e = malloc(sizeof(*e) * (size_t) nx);
+	long *evals = calloc((size_t) nx, sizeof(long));
+	if (!e || !evals)
+	{
+		fprintf(stderr, "mpi_insert_cost: out of memory\n");
+		return 1;
+	}
+	double xbest[2] = { 1e300, 1e300 };
+	for (int round = 0; round < 3; round++)
+		for (int shape = 0; shape < 2; shape++)
+		{
+			int ne = shape == 0 ? nx : K;
+			for (int i = 0; i < ne; i++)
+			{
+				if (rank == 0)
+					starpu_variable_data_register(&e[i], STARPU_MAIN_RAM, (uintptr_t) &evals[i], sizeof(long));
+				else
+					starpu_variable_data_register(&e[i], -1, (uintptr_t) NULL, sizeof(long));
+				starpu_mpi_data_register(e[i], 3 * K + i, 0);
+			}
+			check(starpu_mpi_barrier(MPI_COMM_WORLD), "starpu_mpi_barrier");
+			double t = cpu_us();
+			for (int i = 0; i < nx; i++)
+			{
+				int j = shape == 0 ? i : i % K;
+				if (shape == 1)
+					check(starpu_mpi_task_insert(MPI_COMM_WORLD, &cl1, STARPU_RW, e[j], 0), "starpu_mpi_task_insert");
+				check(starpu_mpi_task_insert(MPI_COMM_WORLD, &cl2, STARPU_RW, h[i % K], STARPU_R, e[j], 0),
+				      "starpu_mpi_task_insert");
+			}
+			t = (cpu_us() - t) / nx;
+			if (t < xbest[shape])
+				xbest[shape] = t;
+			check(starpu_mpi_wait_for_all(MPI_COMM_WORLD), "starpu_mpi_wait_for_all");
+			for (int i = 0; i < ne; i++)
+				starpu_data_unregister(e[i]);
+		}
+	free(e);
+	free(evals);
+	/* The worker's cost per task, rank 1 alone (rank 0 waits at the
+	 * barrier): the best of 3 rounds of each shape. */
+	double wbest[2] = { 1e300, 1e300 };
 	if (rank == 1)
-		check(MPI_Send(local, 2, MPI_DOUBLE, 0, 7, MPI_COMM_WORLD), "MPI_Send");
+		for (int round = 0; round < 3; round++)
+			for (int shape = 0; shape < 2; shape++)
+			{
+				starpu_pause();
+				for (int i = 0; i < nw; i++)
+					check(shape == 0 ? starpu_task_insert(&wcl1, STARPU_RW, h[0], 0)
+							 : starpu_task_insert(&wcl3, STARPU_RW, h[0], STARPU_R, h[1], STARPU_R, h[2], 0),
+					      "starpu_task_insert");
+				W.first = -1;
+				W.count = 0;
+				W.own = 0;
+				starpu_resume();
+				check(starpu_task_wait_for_all(), "starpu_task_wait_for_all");
+				double per = (W.last - W.first - W.own) / (nw - 1);
+				if (W.count == nw && per < wbest[shape])
+					wbest[shape] = per;
+			}
+	check(starpu_mpi_barrier(MPI_COMM_WORLD), "starpu_mpi_barrier");
+	free(wsweep);
+	/* Rank 1's figures (the tasks it runs, the receives, its worker) to
+	 * rank 0. */
+	double local[6] = { best[0], best[1], xbest[0], xbest[1], wbest[0], wbest[1] };
+	if (rank == 1)
+		check(MPI_Send(local, 6, MPI_DOUBLE, 0, 7, MPI_COMM_WORLD), "MPI_Send");
 	else
-		check(MPI_Recv(local, 2, MPI_DOUBLE, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
+		check(MPI_Recv(local, 6, MPI_DOUBLE, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
 	if (rank == 0)
 	{
 		const char *what[2] = { "", "_local" };
+		double fit[2][2];
 		for (int w = 0; w < 2; w++)
 		{
 			double *f = w ? local : best;
@@ -153,8 +289,27 @@ int main(int argc, char **argv)
 				b = 0, a = f[0];
 			if (a < 0)
 				a = 0;
+			fit[w][0] = a, fit[w][1] = b;
 			printf("insert%s_us %.4f\ninsert%s_us_per_datum %.4f\n", what[w], a, what[w], b);
 		}
+		/* Rank 0: a task of 2 data run elsewhere, plus its send. Rank 1:
+		 * a task of 2 data run here plus its receive; rewritten, also a
+		 * task of 1 datum run elsewhere and the drop. */
+		double send = xbest[0] - (fit[0][0] + 2 * fit[0][1]);
+		double recv = local[2] - (fit[1][0] + 2 * fit[1][1]);
+		double drop = local[3] - local[2] - (fit[0][0] + fit[0][1]);
+		printf("insert_send_us %.4f\ninsert_recv_us %.4f\ninsert_drop_us %.4f\n", send > 0 ? send : 0,
+		       recv > 0 ? recv : 0, drop > 0 ? drop : 0);
+		double tb = (local[5] - local[4]) / 2, ta = local[4] - tb;
+		if (tb < 0)
+			tb = 0, ta = local[4];
+		if (ta < 0)
+			ta = 0;
+		printf("task_cost_us %.4f\ntask_cost_us_per_datum %.4f\n", ta, tb);
+		printf("# worker (%d chained tasks sweeping %d KiB, best of 3, its CPU time less the tasks'): 1 datum %.4f us, "
+		       "3 data %.4f us\n", nw, wkib, local[4], local[5]);
+		printf("# exchanges (%d insertions, best of 3): rank 0 %.4f us (rewritten: %.4f with its own task), "
+		       "rank 1 %.4f us (rewritten: %.4f)\n", nx, xbest[0], xbest[1], local[2], local[3]);
 		printf("# elsewhere: 1 datum %.4f us, 3 data %.4f us; here: 1 datum %.4f us, 3 data %.4f us "
 		       "(%d tasks sweeping %d KiB, best of 3, the main thread's CPU time)\n", best[0], best[1], local[0],
 		       local[1], n, kib);

@@ -190,6 +190,37 @@ void drv_pipeline_push(struct worker *w, struct job *j, void *ev)
  * a short task is over in less time than they take). */
 #define WAIT_POLL_US 50.0
 
+int drv_async_keep(const struct drv_ops *ops, struct drv_async *a, void *ev)
+{
+	if (a->event)
+		ops->event_release(a->event);
+	a->event = ev;
+	return -EAGAIN;
+}
+
+int drv_async_test(const struct drv_ops *ops, struct drv_async *a)
+{
+	if (!a->event)
+		return 1;
+	int ret = ops->event_test(a->event);
+	if (ret)
+	{
+		ops->event_release(a->event);
+		a->event = NULL;
+	}
+	return ret;
+}
+
+int drv_async_wait(const struct drv_ops *ops, struct drv_async *a)
+{
+	if (!a->event)
+		return 0;
+	int ret = ops->event_wait(a->event);
+	ops->event_release(a->event);
+	a->event = NULL;
+	return ret;
+}
+
 static int wait_event(struct worker *w, void *ev)
 {
 	/* Simulated devices: polling would only step the clock; their wait

@@ -211,6 +211,15 @@ int drv_host_free(void *ptr);
 int drv_host_register(void *ptr, size_t size);
 int drv_host_unregister(void *ptr);
 
+/* A device node's copies in flight (device.c), for drivers whose copies
+ * end with events of the kind their kernels do (ops' event_test, _wait,
+ * _release): drv_async_keep makes ev the end of a's copies (releasing the
+ * previous one: one in-order queue) and returns -EAGAIN; drv_async_test
+ * and drv_async_wait are the node's test and wait. */
+int drv_async_keep(const struct drv_ops *ops, struct drv_async *a, void *ev);
+int drv_async_test(const struct drv_ops *ops, struct drv_async *a);
+int drv_async_wait(const struct drv_ops *ops, struct drv_async *a);
+
 /* Device workers' pipelines (device.c). drv_pipeline_init sizes w's from
  * its kind's variable (0: no pipeline, every task waited for). */
 int drv_pipeline_init(struct worker *w, const struct drv_device_kind *kind);

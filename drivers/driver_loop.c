@@ -223,13 +223,19 @@ static void execute_job(struct worker *w, struct job *job)
 		t->in_codelet = 1;
 		/* Calibration: time the kernel alone when its model learns from
 		 * measurements (perfmodel/perfmodel.h; never in simulation). A
-		 * device runs it with nothing else in flight. */
+		 * device runs it with nothing else in flight: neither kernels
+		 * nor copies, which a device may run on the engine of its
+		 * kernels (PoCL's CPU device: they would be timed as the
+		 * kernel's, and the simulation charges them apart). */
 		sched_pre_exec(w, job);
 		int measure = pm_measure_wanted(job, w);
 		if (measure && w->pipeline)
 		{
 			if (pm_measure_kept(job, w))
+			{
 				drv_pipeline_drain(w);
+				data_xfer_drain(w->memory_node);
+			}
 			else
 				measure = 0;	/* calibrated: it may run in flight */
 		}
@@ -382,14 +388,8 @@ static struct starpu_task *poll_for_task(struct worker *w, int *from_poll)
 	unsigned tries = 0;
 	while (!should_stop(w) && !paused())
 	{
-		/* Spin briefly, then yield between looks: on a machine with no
-		 * spare core, the thread submitting the work may be waiting
-		 * for ours. */
-		if (++tries < 16)
-			for (unsigned k = 0; k < 32; k++)
-				os_cpu_relax();
-		else
-			os_yield();
+		/* The thread submitting the work may be waiting for our core. */
+		os_poll_pause(&tries);
 		if ((task = pop(w)))
 			break;
 		if (team_requested(w))

@@ -3,7 +3,8 @@
 # (the GPUs alone: without one, starpu_init finds no worker and the example
 # says it skipped, exit 77), a count, and nothing else (exit 1 naming -c);
 # --pin and --prefetch run and check without a GPU too (nothing to pin for,
-# no GPU to prefetch to).
+# no GPU to prefetch to); --each prints one line per run, the reported time
+# being the least of them.
 fail=0
 out=$(./cholesky -q -c x 2>&1); rc=$?
 if [ $rc -ne 1 ] || ! echo "$out" | grep -q "\-c 'x': expected a positive integer"; then
@@ -22,5 +23,13 @@ out=$(./lu -q --pin --prefetch -s dmda 2>&1); rc=$?
 if [ $rc -ne 0 ] || ! echo "$out" | grep -q "check=ok"; then
 	echo "FAIL: --pin --prefetch gave exit $rc: $out"; fail=1
 fi
-[ $fail -eq 0 ] && echo "options: -c x/-1 refused, -c 0 exit $gpu_rc, --pin --prefetch checked"
+out=$(./cholesky -q -r 3 -s eager --each --no-ref 2>&1); rc=$?
+runs=$(echo "$out" | awk '/^# run [0-9]+ of 3  sched=eager  [0-9.]+ ms$/ { print $(NF - 1) }')
+best=$(echo "$out" | awk '/ time=/ { t = $0; sub(/.* time= */, "", t); split(t, f, " "); print f[1] }')
+least=$(echo "$runs" | sort -g | head -1)
+if [ $rc -ne 0 ] || [ "$(echo "$runs" | wc -w)" != 3 ] ||
+   [ "$(awk -v a="$least" 'BEGIN { printf "%.1f", a }')" != "$best" ]; then
+	echo "FAIL: --each -r 3 gave exit $rc, runs '$runs', best '$best': $out"; fail=1
+fi
+[ $fail -eq 0 ] && echo "options: -c x/-1 refused, -c 0 exit $gpu_rc, --pin --prefetch checked, --each's runs ($(echo $runs)) give $best"
 exit $fail

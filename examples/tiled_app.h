@@ -378,6 +378,7 @@ struct tiled_options {
 	int n, bs, reps, ncpus, check, ref;
 	int prefetch; /* --prefetch: tiles on the first GPU before the clock starts */
 	int pin;      /* --pin: tiles pinned (starpu_memory_pin) in each session */
+	int each;     /* --each: each repetition's time printed too */
 	const char *scheds;
 };
 
@@ -385,7 +386,7 @@ static void tiled_usage(const struct tiled_app *app, const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [-n N] [-b BS] [-s SCHED,...] [-r REPS] [-c NCPUS] [-q] [--no-check] [--no-ref]\n"
-		"          [--pin] [--prefetch]\n"
+		"          [--pin] [--prefetch] [--each]\n"
 		"  -n N        matrix size (default %d; %d with -q)\n"
 		"  -b BS       tile size (default %d; %d with -q)\n"
 		"  -s LIST     schedulers to compare (default %s)\n"
@@ -395,7 +396,8 @@ static void tiled_usage(const struct tiled_app *app, const char *prog)
 		"  --no-check  skip the %s verification (always skipped when simulated)\n"
 		"  --no-ref    skip the sequential %s reference timing (likewise)\n"
 		"  --pin       pin the tiles (starpu_memory_pin) after starpu_init, off the clock\n"
-		"  --prefetch  copy every tile to the first GPU before the clock starts\n",
+		"  --prefetch  copy every tile to the first GPU before the clock starts\n"
+		"  --each      also print each run's time (a '# run' line per run)\n",
 		prog, TILED_DEFAULT_N, TILED_QUICK_N, TILED_DEFAULT_BS, TILED_QUICK_BS,
 		TILED_DEFAULT_SCHEDS, TILED_DEFAULT_REPS, TILED_QUICK_REPS,
 		app->check_what, app->ref_routine);
@@ -447,6 +449,8 @@ static int tiled_parse_options(const struct tiled_app *app, int argc, char **arg
 			opt->pin = 1;
 		else if (strcmp(arg, "--prefetch") == 0)
 			opt->prefetch = 1;
+		else if (strcmp(arg, "--each") == 0)
+			opt->each = 1;
 		else {
 			fprintf(stderr, "%s: unknown option or missing value: '%s'\n", app->name, arg);
 			return -1;
@@ -471,6 +475,7 @@ static int tiled_parse_options(const struct tiled_app *app, int argc, char **arg
 /* Outcome of all repetitions under one scheduler. */
 struct sched_result {
 	double best_us;        /* fastest repetition */
+	double last_us;        /* the latest one */
 	double max_error;      /* worst residual over repetitions, -1 when not checked */
 	int failed;            /* a kernel reported a failure or a residual was too large */
 	unsigned cpu_workers;  /* as seen by the last session */
@@ -568,6 +573,7 @@ static int run_once(const struct tiled_app *app, const struct tiled_options *opt
 			"no time is reported for an incomplete run\n", app->name, nfailed, sched);
 		return 1;
 	}
+	res->last_us = elapsed;
 	if (elapsed < res->best_us)
 		res->best_us = elapsed;
 	if (!t->tiles || res->simulated)
@@ -666,6 +672,9 @@ static int tiled_app_main(const struct tiled_app *app, int argc, char **argv)
 					printf("# runtime: %u CPU worker(s)\n", res.cpu_workers);
 				header_printed = 1;
 			}
+			if (ret == 0 && opt.each)
+				printf("# run %d of %d  sched=%s  %.3f ms\n", rep + 1, opt.reps, sched,
+				       res.last_us / 1e3);
 		}
 		if (ret) {
 			/* A wrong result outranks a skip in the exit status. */

@@ -45,11 +45,14 @@
 #include <vela_extension.h>
 
 /* A simulated cluster charges each starpu_mpi_task_insert its measured
- * cost (sim/mpi/mpi.h); nothing in a real run. */
+ * cost, and each send and receive it posts theirs (sim/mpi/mpi.h);
+ * nothing in a real run. */
 #ifdef VELA_SIMULATED_MPI
 #define MPI_SIM_INSERT_COST(n, here) vsg_mpi_insert_cost(n, here)
+#define MPI_SIM_EXCHANGE_COST(recv) vsg_mpi_exchange_cost(recv)
 #else
 #define MPI_SIM_INSERT_COST(n, here) ((void) (n), (void) (here))
+#define MPI_SIM_EXCHANGE_COST(recv) ((void) (recv))
 #endif
 
 /* Per-thread variables (MPI_TLS(type, name): name_get(), name_set(v)).

@@ -157,9 +157,9 @@ static void wake_locked(void)
 /* ------------------------------------------------------------------ */
 /* Requests: their pool and completion are request.c's. */
 
-void prog_push(struct mreq *r, unsigned cmd)
+/* Adds cmd to r's commands, r to the queue if not there yet (qlock held). */
+static void enqueue_locked(struct mreq *r, unsigned cmd)
 {
-	starpu_pthread_mutex_lock(&mpi.qlock);
 	r->cmd |= cmd;
 	if (!r->queued)
 	{
@@ -171,6 +171,12 @@ void prog_push(struct mreq *r, unsigned cmd)
 			__atomic_store_n(&mpi.qhead, r, __ATOMIC_RELEASE);
 		mpi.qtail = r;
 	}
+}
+
+void prog_push(struct mreq *r, unsigned cmd)
+{
+	starpu_pthread_mutex_lock(&mpi.qlock);
+	enqueue_locked(r, cmd);
 	wake_locked();
 	starpu_pthread_mutex_unlock(&mpi.qlock);
 }
@@ -467,17 +473,7 @@ static int take_commands(void)
 void prog_push_kick(struct mreq *r, unsigned cmd)
 {
 	starpu_pthread_mutex_lock(&mpi.qlock);
-	r->cmd |= cmd;
-	if (!r->queued)
-	{
-		r->queued = 1;
-		r->qnext = NULL;
-		if (mpi.qtail)
-			mpi.qtail->qnext = r;
-		else
-			__atomic_store_n(&mpi.qhead, r, __ATOMIC_RELEASE);
-		mpi.qtail = r;
-	}
+	enqueue_locked(r, cmd);
 	starpu_pthread_mutex_unlock(&mpi.qlock);
 	if (engine_try_enter())
 	{

@@ -488,6 +488,7 @@ static void keep(int *ret, int r)
 
 static int send_to(struct ins *in, struct udata *u, int dest, int ssend)
 {
+	MPI_SIM_EXCHANGE_COST(0);
 	struct mp2p p = {
 		.fn = in->fn, .type = MREQ_SEND, .handle = u->h, .peer = dest, .tag = u->tag, .comm = in->c->comm,
 		.prio = in->prio, .ssend = ssend, .seq_consistency = 1,
@@ -497,6 +498,7 @@ static int send_to(struct ins *in, struct udata *u, int dest, int ssend)
 
 static int recv_from(struct ins *in, struct udata *u, int source)
 {
+	MPI_SIM_EXCHANGE_COST(1);
 	struct mp2p p = {
 		.fn = in->fn, .type = MREQ_RECV, .handle = u->h, .peer = source, .tag = u->tag, .comm = in->c->comm,
 		.prio = in->prio, .seq_consistency = 1,

@@ -29,7 +29,11 @@
 # starpu_mpi_task_insert (a + b x data, for a task run elsewhere and for
 # one run here, the latter less the runtime's own submission cost that the
 # simulation charges besides, STARPU_SIMGRID_TASK_SUBMIT_COST's 0.21 us)
-# as --insert-cost.
+# as --insert-cost; what each send and receive an insertion posts costs it
+# besides (--exchange-cost); and a worker's own CPU time per task and per
+# datum between kernels that sweep a tile's worth of memory
+# (--task-cost: the simulation's STARPU_SIMGRID_SCHED_COST and
+# _FETCHING_INPUT_COST, whose defaults were measured with empty tasks).
 # Exit status 0, 1 when a step fails, 2 for a usage error.
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
@@ -93,12 +97,16 @@ if [ -n "$insert" ]; then
 	inserts=$(printf '%s\n' "$ic" | awk '
 		$1 == "insert_us" { a = $2 } $1 == "insert_us_per_datum" { b = $2 }
 		$1 == "insert_local_us" { al = $2 } $1 == "insert_local_us_per_datum" { bl = $2 }
+		$1 == "insert_send_us" { s = $2 } $1 == "insert_recv_us" { r = $2 }
+		$1 == "task_cost_us" { t = $2 } $1 == "task_cost_us_per_datum" { u = $2 }
 		END {
-			if (a == "" || b == "" || al == "" || bl == "") exit 1
+			if (a == "" || b == "" || al == "" || bl == "" || s == "" || r == "" || t == "" || u == "") exit 1
 			al -= 0.21; if (al < 0) al = 0
-			printf "%.4f,%.4f,%.4f,%.4f\n", a, b, al, bl
+			printf "%.4f,%.4f,%.4f,%.4f %.4f,%.4f %.4f,%.4f\n", a, b, al, bl, s, r, t, u
 		}') || { echo "calibrate-mpi.sh: cannot read $insert's output:" >&2; printf '%s\n' "$ic" >&2; exit 1; }
-	set -- "$@" --insert-cost "$inserts"
+	exchanges=$(echo "$inserts" | cut -d' ' -f2) tasks=$(echo "$inserts" | cut -d' ' -f3)
+	inserts=$(echo "$inserts" | cut -d' ' -f1)
+	set -- "$@" --insert-cost "$inserts" --exchange-cost "$exchanges" --task-cost "$tasks"
 fi
 python3 "$here/make-cluster.py" --nodes 2 --node "$node" --bandwidth "${bw}Bps" --latency "${lat}us" "$@" \
 	--name "localhost-2ranks" \
@@ -107,6 +115,7 @@ python3 "$here/make-cluster.py" --nodes 2 --node "$node" --bandwidth "${bw}Bps" 
 	--source "latency $lat us (8 B), bandwidth $bw B/s (slope between the two largest sizes)." \
 	--source "Eager limit $eager B ($eager_from): larger messages copied by the receiver at that bandwidth." \
 	${shared:+--source "$shared"} \
-	${inserts:+--source "Insertion costs by $(basename "$insert") (2 ranks, one core each), less 0.21 us of submission here: $inserts."} \
+	${inserts:+--source "Insertion costs by $(basename "$insert") (2 ranks, one core each), less 0.21 us of submission here: $inserts;"} \
+	${inserts:+--source "per send and receive posted: $exchanges; a worker's own per task and per datum: $tasks."} \
 	-o "$out" || exit 1
-echo "calibrate-mpi.sh: latency $lat us, bandwidth $bw B/s, eager limit $eager B${overshoot:+, timer overshoot $overshoot us, wake-up $wakeup us}${inserts:+, insert costs $inserts}: wrote $out"
+echo "calibrate-mpi.sh: latency $lat us, bandwidth $bw B/s, eager limit $eager B${overshoot:+, timer overshoot $overshoot us, wake-up $wakeup us}${inserts:+, insert costs $inserts, exchange costs $exchanges, task costs $tasks}: wrote $out"

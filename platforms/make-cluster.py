@@ -20,7 +20,8 @@ nodes' RAM hosts (where MPI messages leave and arrive, sim/simrun_mpi.c):
       --bandwidth 25GBps --latency 1us [--topology switch|fat-tree] \\
       [--leaf-size K] [--oversubscription R] [--hop-latency 0.5us] \\
       [--cores N [--timer-overshoot US] [--wakeup-cost US]] [--copy-above BYTES --copy-bandwidth BW]
-      [--insert-cost A,B,AL,BL] [--source TEXT]... -o cluster.xml
+      [--insert-cost A,B,AL,BL] [--exchange-cost S,R] [--task-cost T,U]
+      [--source TEXT]... -o cluster.xml
 
 --cores N: each rank has N cores of the node and no core of its own for
 its main() and MPI progression thread (mpirun --bind-to core with one
@@ -45,6 +46,17 @@ A + B x data µs for a task another rank runs, AL + BL x data for one the
 rank runs (besides the runtime's submission cost), measured by
 bench/mpi_insert_cost.c (mpi_insert_us, mpi_insert_us_per_datum,
 mpi_insert_local_us, mpi_insert_local_us_per_datum on each RAM host).
+--exchange-cost S,R: what an insertion costs the main thread besides,
+per send it posts (S µs) and per receive (R µs), measured by the same
+program (mpi_insert_send_us, mpi_insert_recv_us on each RAM host).
+
+--task-cost T,U: the runtime's own work per task in a worker, T µs and U
+µs per datum, measured by bench/mpi_insert_cost.c with kernels that
+sweep a tile's worth of memory between tasks (sched_cost_us and
+fetching_input_cost_us on each RAM host; vela-simrun makes them the
+STARPU_SIMGRID_SCHED_COST and STARPU_SIMGRID_FETCHING_INPUT_COST of the
+simulation unless the environment sets those, sim/README.md
+"Clusters").
 
 Bandwidths take SimGrid's units (Bps, kBps, MBps, GBps, bps, Gbps, ...),
 latencies s, ms, us, ns. --source lines go into the file's header comment:
@@ -118,6 +130,21 @@ def load_node(path):
     return root, zone
 
 
+def costs(opt, text, form):
+    """A comma-separated list of costs in microseconds (numbers >= 0), as
+    many as FORM names, or None without the option."""
+    if text is None:
+        return None
+    try:
+        v = [float(x) for x in text.split(",")]
+    except ValueError:
+        v = []
+    n = len(form.split(","))
+    if len(v) != n or not all(x >= 0 and x < float("inf") for x in v):
+        fail("%s %s: expected %s costs in microseconds, %s (numbers >= 0)" % (opt, text, {2: "two", 4: "four"}[n], form))
+    return v
+
+
 def main():
     ap = argparse.ArgumentParser(description="Writes a cluster platform (nodes joined by a network) for vela-simrun.")
     ap.add_argument("--nodes", type=int, required=True)
@@ -136,6 +163,8 @@ def main():
     ap.add_argument("--copy-above", type=int, default=None, help="messages above these bytes are copied by the receiver")
     ap.add_argument("--copy-bandwidth", default=None, help="with --copy-above: the receiver's copy bandwidth")
     ap.add_argument("--insert-cost", default=None, help="A,B,AL,BL: us per task insertion (see above)")
+    ap.add_argument("--exchange-cost", default=None, help="S,R: us per send and per receive an insertion posts")
+    ap.add_argument("--task-cost", default=None, help="T,U: a worker's own us per task and per datum")
     ap.add_argument("--source", action="append", default=[], help="a line of the header: where a figure comes from")
     ap.add_argument("-o", "--output", required=True)
     a = ap.parse_args()
@@ -160,20 +189,18 @@ def main():
     if a.wakeup_cost is not None and not a.cores:
         fail("--wakeup-cost needs --cores (the hosts whose threads it concerns)")
     wakeup = parse_quantity("--wakeup-cost", a.wakeup_cost, LAT_UNITS) if a.wakeup_cost else None
-    insert = None
-    if a.insert_cost is not None:
-        try:
-            insert = [float(x) for x in a.insert_cost.split(",")]
-        except ValueError:
-            insert = []
-        if len(insert) != 4 or not all(x >= 0 and x < float("inf") for x in insert):
-            fail("--insert-cost %s: expected four costs in microseconds, A,B,AL,BL (numbers >= 0)" % a.insert_cost)
+    insert = costs("--insert-cost", a.insert_cost, "A,B,AL,BL")
+    exchange = costs("--exchange-cost", a.exchange_cost, "S,R")
+    task = costs("--task-cost", a.task_cost, "T,U")
     root, zone = load_node(a.node)
-    if insert is not None:
-        ram = [h for h in zone.findall("host") if h.get("id") == "RAM"][0]
-        for k, v in zip(("mpi_insert_us", "mpi_insert_us_per_datum", "mpi_insert_local_us",
-                         "mpi_insert_local_us_per_datum"), insert):
-            ET.SubElement(ram, "prop", {"id": k, "value": "%.6g" % v})
+    for values, names in ((insert, ("mpi_insert_us", "mpi_insert_us_per_datum", "mpi_insert_local_us",
+                                    "mpi_insert_local_us_per_datum")),
+                          (exchange, ("mpi_insert_send_us", "mpi_insert_recv_us")),
+                          (task, ("sched_cost_us", "fetching_input_cost_us"))):
+        if values is not None:
+            ram = [h for h in zone.findall("host") if h.get("id") == "RAM"][0]
+            for k, v in zip(names, values):
+                ET.SubElement(ram, "prop", {"id": k, "value": "%.6g" % v})
     if copy_bw is not None:
         ram = [h for h in zone.findall("host") if h.get("id") == "RAM"][0]
         ET.SubElement(ram, "prop", {"id": "mpi_copy_above", "value": "%d" % a.copy_above})
@@ -226,6 +253,11 @@ def main():
     if insert is not None:
         w("     starpu_mpi_task_insert costs %.6g + %.6g us per datum (a task run elsewhere)," % (insert[0], insert[1]))
         w("     %.6g + %.6g us per datum (run here) (mpi_insert_*us* on each RAM host)." % (insert[2], insert[3]))
+    if exchange is not None:
+        w("     Besides, %.6g us per send and %.6g us per receive it posts (mpi_insert_send_us, _recv_us)." % tuple(exchange))
+    if task is not None:
+        w("     A worker's own work costs %.6g us per task and %.6g us per datum (sched_cost_us," % tuple(task))
+        w("     fetching_input_cost_us: STARPU_SIMGRID_SCHED_COST and _FETCHING_INPUT_COST unless set).")
     for s in a.source:
         w("     " + s.replace("--", "-"))
     w("     Messages go between the nodes' RAM hosts (vela-simrun, sim/README.md \"Clusters\"). -->")

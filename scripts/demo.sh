@@ -196,6 +196,35 @@ for k in 0 1 2 4; do
 	fi
 done
 
+# ---- A simulated StarPU-MPI cluster ------------------------------------------
+# The distributed Cholesky of mpi/examples, the same source as the mpirun run
+# above built against vela-mpi-sim, predicted by `vela simrun` on 1 to 64
+# nodes of platforms/cluster-64x-epyc-12core-25gbe (12 cores each, 25 GbE),
+# every rank's runtime simulated in this one process, with the models of
+# perfmodels/epyc2-4xa100-pcie. -no-init: no tile is written (kernels do not
+# run in a simulation).
+echo ""
+echo "== Predicted on a simulated cluster (StarPU-MPI, vela simrun; platforms/cluster-64x-epyc-12core-25gbe): distributed Cholesky n=16000 bs=320 =="
+chol_sim="$root/build/mpi/examples/cholesky_sim"
+if [ -x "$chol_sim" ] && [ -f "$root/build/sim/.libs/libvela-sim.so" ]; then
+	printf '%-6s %14s %10s %12s\n' "ranks" "predicted s" "GFlop/s" "wall s"
+	for np in 1 4 16 64; do
+		start=$(date +%s.%N)
+		if (cd "$work" && VELA_SIM_PLUGIN="$root/build/sim/.libs/libvela-sim.so" STARPU_SILENT=1 \
+			STARPU_PERF_MODEL_DIR="$root/perfmodels/epyc2-4xa100-pcie" STARPU_HOSTNAME=epyc2-4xa100-pcie \
+			"$vela" simrun -np "$np" --platform "$root/platforms/cluster-64x-epyc-12core-25gbe.platform.v4.xml" \
+			"$chol_sim" -n 16000 -b 320 -no-init) >"$work/simrun.txt" 2>&1; then
+			awk -v s="$start" -v e="$(date +%s.%N)" -v np="$np" '/^cholesky / {
+				for (i = 1; i <= NF; i++) { if ($i ~ /^time=/) t = substr($i, 6); if ($i ~ /^GFlop\/s=/) g = substr($i, 9) }
+				printf "%-6s %14.4f %10.0f %12.1f\n", np, t, g, e - s }' "$work/simrun.txt"
+		else
+			echo "$np ranks: failed: $(grep -v '^$' "$work/simrun.txt" | head -1)"
+		fi
+	done
+else
+	echo "skipped: built without SimGrid or BLAS (no mpi/examples/cholesky_sim)"
+fi
+
 echo ""
 echo "== The same factorization traced (STARPU_FXT_TRACE=1), scheduler prio =="
 tracedir="$root/build/demo-trace"

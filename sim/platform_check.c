@@ -128,6 +128,7 @@ static int is_cost_prop(const char *id, size_t len)
 	static const char *const names[] = {
 		"malloc_cost_us", "malloc_cost_us_per_mib", "first_copy_us_per_mib", "timer_overshoot_us", "wakeup_us",
 		"mpi_insert_us", "mpi_insert_us_per_datum", "mpi_insert_local_us", "mpi_insert_local_us_per_datum",
+		"mpi_insert_send_us", "mpi_insert_recv_us", "sched_cost_us", "fetching_input_cost_us",
 	};
 	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
 		if (strlen(names[k]) == len && !strncmp(id, names[k], len))

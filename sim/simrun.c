@@ -37,6 +37,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -763,6 +764,29 @@ int main(int argc, char **argv)
 	}
 	if (shared)
 		setenv("VELA_MPI_SHARED_CORES", "1", 0);
+	/* The runtime's own costs per task and per datum measured on the
+	 * cluster's node (make-cluster.py --task-cost: node 0's RAM host),
+	 * unless the environment sets them: one runtime per rank reads the
+	 * same variables. */
+	sg_host_t ram0 = sg_host_by_name("n0.RAM");
+	const char *costs[2][2] = { { "sched_cost_us", "STARPU_SIMGRID_SCHED_COST" },
+				    { "fetching_input_cost_us", "STARPU_SIMGRID_FETCHING_INPUT_COST" } };
+	for (int k = 0; k < 2 && ram0; k++)
+	{
+		const char *v = sg_host_get_property_value(ram0, costs[k][0]);
+		if (!v)
+			continue;
+		char *end, needle[64];
+		double us = strtod(v, &end);
+		if (end == v || *end || !(us >= 0) || !isfinite(us))
+		{
+			snprintf(needle, sizeof(needle), "\"%s\"", costs[k][0]);
+			fprintf(stderr, "%s: %s:%d: host n0.RAM has %s='%s': a cost must be a non-negative number of "
+				"microseconds\n", me, platform, line_of(platform, needle), costs[k][0], v);
+			return 1;
+		}
+		setenv(costs[k][1], v, 0);
+	}
 	const char *t = getenv("TMPDIR");
 	snprintf(tmpdir, sizeof(tmpdir), "%s/vela-simrun-XXXXXX", t && *t ? t : "/tmp");
 	if (!mkdtemp(tmpdir))

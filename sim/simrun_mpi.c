@@ -12,9 +12,17 @@
  * other transfers); when it arrives it is delivered — to the first posted
  * receive that matches it (source, tag), else to the unexpected queue —
  * in the order the messages of that pair of ranks were sent (MPI's
- * non-overtaking rule). A send completes when its message is delivered,
- * a synchronous send once it is also matched. Nothing here reads the wall
- * clock: the same run gives the same simulated times.
+ * non-overtaking rule). A send completes when its message is delivered
+ * (but see "Eager sends"), a synchronous send once it is also matched.
+ * Nothing here reads the wall clock: the same run gives the same
+ * simulated times.
+ *
+ * Eager sends: to a node whose RAM host says mpi_copy_above (shared
+ * memory, the eager limit), a send of at most that many bytes (not a
+ * synchronous one) completes as it is posted, as Open MPI's shared-memory
+ * eager sends do (the bytes are in the transport's buffers; a real
+ * StarPU-MPI send of 8 bytes ends before starpu_mpi_isend returns); its
+ * message still arrives after the route's latency.
  *
  * Copies by the receiver: on a node whose RAM host says mpi_copy_above
  * (bytes) and mpi_copy_Bps (make-cluster.py --copy-above, written for
@@ -112,6 +120,8 @@ struct rank
 	/* µs per starpu_mpi_task_insert: [0] fixed, [1] per datum, of a task
 	 * another rank runs; [2], [3] of one this rank runs. */
 	double insert_us[4];
+	/* µs per send, per receive an insertion posts. */
+	double exchange_us[2];
 };
 
 static struct rank *ranks;
@@ -174,9 +184,9 @@ void simrun_mpi_setup(int np)
 			ranks[r].copy_above = a;
 			ranks[r].copy_Bps = b;
 		}
-		const char *ins[4] = { "mpi_insert_us", "mpi_insert_us_per_datum", "mpi_insert_local_us",
-				       "mpi_insert_local_us_per_datum" };
-		for (int k = 0; k < 4; k++)
+		const char *ins[6] = { "mpi_insert_us", "mpi_insert_us_per_datum", "mpi_insert_local_us",
+				       "mpi_insert_local_us_per_datum", "mpi_insert_send_us", "mpi_insert_recv_us" };
+		for (int k = 0; k < 6; k++)
 		{
 			const char *v = ranks[r].ram ? sg_host_get_property_value(ranks[r].ram, ins[k]) : NULL;
 			char *end = NULL;
@@ -187,7 +197,10 @@ void simrun_mpi_setup(int np)
 				snprintf(why, sizeof(why), "host %s: %s='%s' must be a cost in microseconds (>= 0)", name, ins[k], v);
 				die("setup", why);
 			}
-			ranks[r].insert_us[k] = us;
+			if (k < 4)
+				ranks[r].insert_us[k] = us;
+			else
+				ranks[r].exchange_us[k - 4] = us;
 		}
 	}
 	ndups = calloc((size_t) np, sizeof(int));
@@ -589,11 +602,20 @@ static int post_send(const void *buf, int count, MPI_Datatype dt, int dest, int 
 	}
 	m->seq = ranks[src].sent[dest]++;
 	m->rndv = ranks[dest].copy_above >= 0 && (double) m->bytes > ranks[dest].copy_above && src != dest;
-	m->sreq = q;
 	q->kind = REQ_SEND;
 	q->rank = src;
-	q->m = m;
 	*req = q;
+	if (ranks[dest].copy_above >= 0 && !sync && !m->rndv && src != dest)
+	{
+		/* Eager: the transport took the bytes, the send is complete
+		 * before they arrive (nobody can wait on it yet). */
+		q->complete = 1;
+	}
+	else
+	{
+		m->sreq = q;
+		q->m = m;
+	}
 	if (src == dest || !ranks[src].ram || !ranks[dest].ram)
 	{
 		arrived(m);
@@ -801,6 +823,11 @@ EXPORT void vsg_mpi_insert_cost(int n, int here)
 {
 	const double *c = ranks[self_rank("starpu_mpi_task_insert")].insert_us + (here ? 2 : 0);
 	busy((c[0] + c[1] * (n > 0 ? n : 0)) * 1e-6);
+}
+
+EXPORT void vsg_mpi_exchange_cost(int recv)
+{
+	busy(ranks[self_rank("starpu_mpi_task_insert")].exchange_us[recv ? 1 : 0] * 1e-6);
 }
 
 /* A timed wait with a mutex nobody else takes: SimGrid 3.32 mishandles a

@@ -372,16 +372,6 @@ static void cuda_free(unsigned node, uintptr_t addr, size_t size, int flags)
 	}
 }
 
-/* Records the end of a queued copy in async: the copies of one interface
- * go to one stream, so the last one's end is the end of all. */
-static int keep_event(struct drv_async *a, cudaEvent_t ev)
-{
-	if (a->event)
-		cudaEventDestroy(a->event);
-	a->event = ev;
-	return -EAGAIN;
-}
-
 static int may_queue(unsigned src_node, unsigned dst_node)
 {
 	struct cuda_device *d = cuda_device_of_node(starpu_node_get_kind(dst_node) == STARPU_CUDA_RAM ? dst_node : src_node, NULL);
@@ -396,7 +386,7 @@ static int cuda_node_copy(uintptr_t src, size_t src_offset, unsigned src_node, u
 	int ret = cuda_copy(src, src_offset, src_node, dst, dst_offset, dst_node, size, NULL, queue ? &ev : NULL);
 	if (ret || !ev)
 		return ret;
-	return keep_event(async, ev);
+	return drv_async_keep(&drv_cuda_ops, async, ev);	/* one stream: the last copy ends last */
 }
 
 static int cuda_node_copy2d(uintptr_t src, size_t src_offset, unsigned src_node, uintptr_t dst, size_t dst_offset,
@@ -408,32 +398,17 @@ static int cuda_node_copy2d(uintptr_t src, size_t src_offset, unsigned src_node,
 			      NULL, queue ? &ev : NULL);
 	if (ret || !ev)
 		return ret;
-	return keep_event(async, ev);
+	return drv_async_keep(&drv_cuda_ops, async, ev);
 }
 
 static int cuda_node_test(void *async)
 {
-	struct drv_async *a = async;
-	if (!a->event)
-		return 1;
-	int ret = event_test(a->event);
-	if (ret)
-	{
-		cudaEventDestroy(a->event);
-		a->event = NULL;
-	}
-	return ret;
+	return drv_async_test(&drv_cuda_ops, async);
 }
 
 static int cuda_node_wait(void *async)
 {
-	struct drv_async *a = async;
-	if (!a->event)
-		return 0;
-	int ret = cuda_errno(cudaEventSynchronize(a->event));
-	cudaEventDestroy(a->event);
-	a->event = NULL;
-	return ret;
+	return drv_async_wait(&drv_cuda_ops, async);
 }
 
 static ssize_t cuda_total_memory(unsigned node)
@@ -474,7 +449,7 @@ static int cuda_copy_interface(const struct starpu_data_copy_methods *m, void *s
 			if (err != cudaSuccess)
 				return cuda_errno(cudaStreamSynchronize(stream));
 			async->ops = &drv_cuda_node_ops;
-			return keep_event(async, ev);
+			return drv_async_keep(&drv_cuda_ops, async, ev);
 		}
 		return ret;
 	}

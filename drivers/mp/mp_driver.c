@@ -480,27 +480,12 @@ static int ms_copy2d(uintptr_t src, size_t src_offset, unsigned src_node, uintpt
 
 static int ms_test(void *async)
 {
-	struct drv_async *a = async;
-	if (!a->event)
-		return 1;
-	int ret = mp_event_test(a->event);
-	if (ret)
-	{
-		mp_event_unref(a->event);
-		a->event = NULL;
-	}
-	return ret;
+	return drv_async_test(&drv_mpi_ms_ops, async);
 }
 
 static int ms_wait(void *async)
 {
-	struct drv_async *a = async;
-	if (!a->event)
-		return 0;
-	int ret = mp_event_wait(a->event);
-	mp_event_unref(a->event);
-	a->event = NULL;
-	return ret;
+	return drv_async_wait(&drv_mpi_ms_ops, async);
 }
 
 static ssize_t ms_total_memory(unsigned node)

@@ -370,15 +370,6 @@ static int may_queue(unsigned src_node, unsigned dst_node)
 	return d && d->async_copies;
 }
 
-/* Records a queued copy's event in async: the copies of one interface go
- * to one in-order queue, so the last one's end is the end of all. */
-static void keep_event(struct drv_async *a, cl_event ev)
-{
-	if (a->event)
-		clReleaseEvent(a->event);
-	a->event = ev;
-}
-
 static int opencl_copy(uintptr_t src, size_t src_offset, unsigned src_node, uintptr_t dst, size_t dst_offset,
 		       unsigned dst_node, size_t size, void *async)
 {
@@ -389,8 +380,7 @@ static int opencl_copy(uintptr_t src, size_t src_offset, unsigned src_node, uint
 		return ocl_errno(err);
 	if (!ev)
 		return 0;
-	keep_event(async, ev);
-	return -EAGAIN;
+	return drv_async_keep(&drv_opencl_ops, async, ev);	/* one in-order queue: the last copy ends last */
 }
 
 static int opencl_copy2d(uintptr_t src, size_t src_offset, unsigned src_node, uintptr_t dst, size_t dst_offset,
@@ -404,33 +394,17 @@ static int opencl_copy2d(uintptr_t src, size_t src_offset, unsigned src_node, ui
 		return ocl_errno(err);
 	if (!ev)
 		return 0;
-	keep_event(async, ev);
-	return -EAGAIN;
+	return drv_async_keep(&drv_opencl_ops, async, ev);
 }
 
 static int opencl_test(void *async)
 {
-	struct drv_async *a = async;
-	if (!a->event)
-		return 1;
-	int ret = event_status(a->event);
-	if (ret)
-	{
-		clReleaseEvent(a->event);
-		a->event = NULL;
-	}
-	return ret;
+	return drv_async_test(&drv_opencl_ops, async);
 }
 
 static int opencl_wait(void *async)
 {
-	struct drv_async *a = async;
-	if (!a->event)
-		return 0;
-	int ret = opencl_event_wait(a->event);
-	clReleaseEvent(a->event);
-	a->event = NULL;
-	return ret;
+	return drv_async_wait(&drv_opencl_ops, async);
 }
 
 static ssize_t opencl_total_memory(unsigned node)
@@ -462,7 +436,7 @@ static int opencl_copy_interface(const struct starpu_data_copy_methods *m, void 
 		if (ev && ret == -EAGAIN)
 		{
 			async->ops = &drv_opencl_node_ops;
-			keep_event(async, ev);
+			drv_async_keep(&drv_opencl_ops, async, ev);
 		}
 		else if (ev)
 		{

@@ -12,35 +12,33 @@
 #     same cluster with separate hosts;
 #   - messages above the eager limit copied by the receiver at 1 GB/s:
 #     longer again, the golden makespan to the nanosecond, the same on a
-#     second run; with wake-ups costing 20 us of the core and insertion
-#     costs, longer again, its golden makespan;
+#     second run; with wake-ups costing 20 us of the core (taken ahead of
+#     the worker), insertion costs and costs per send and receive posted,
+#     longer again, its golden makespan; --exchange-cost and --task-cost
+#     write their properties, and the task costs become the runtime's
+#     STARPU_SIMGRID_SCHED_COST and _FETCHING_INPUT_COST unless the
+#     environment sets them;
+#   - with the eager limit (--copy-above), the stencil's 8-byte sends
+#     complete as they are posted, without it after the latency;
 #   - vela calibrate-wakeup prints its two figures, refuses a bad option;
 # and bad input: --cores beyond the node's CPUs or below 1,
 # --copy-above without --copy-bandwidth, --timer-overshoot without
 # --cores, --wakeup-cost without --cores, an --insert-cost that is not
-# four costs (exit 2, the option named). The platform properties' own checks
+# four costs, an --exchange-cost or --task-cost that is not two (exit 2,
+# the option named), a cluster whose sched_cost_us is negative (exit 1,
+# file:line). The platform properties' own checks
 # (file:line) are in tests/sim/check_platform_errors.sh. Skipped (77)
 # when SimGrid or BLAS (the example) is absent.
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
-: "${top_builddir:=$top_srcdir/build}"
-vela="$top_builddir/tools/vela"
+. "$top_srcdir/tests/sim/sim_test_env.sh"
 simrun="$top_builddir/sim/vela-simrun"
 chol="$top_builddir/mpi/examples/cholesky_sim"
-VELA_SIM_PLUGIN="$top_builddir/sim/.libs/libvela-sim.so"
-[ -x "$simrun" ] && [ -f "$VELA_SIM_PLUGIN" ] || { echo "SKIP: SimGrid support was not built"; exit 77; }
+[ -x "$simrun" ] || { echo "SKIP: SimGrid support was not built"; exit 77; }
 [ -x "$chol" ] || { echo "SKIP: examples/cholesky_sim was not built (no BLAS)"; exit 77; }
+[ -x "$top_builddir/mpi/examples/stencil_sim" ] || { echo "SKIP: examples/stencil_sim was not built"; exit 77; }
 command -v python3 >/dev/null || { echo "SKIP: python3 (platforms/make-cluster.py) is missing"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-STARPU_HOME=$tmp STARPU_SILENT=1 STARPU_HOSTNAME=ci-2core STARPU_PERF_MODEL_DIR=$top_srcdir/perfmodels/ci-2core
-TMPDIR=$tmp STARPU_NCPU=1
-export VELA_SIM_PLUGIN STARPU_HOME STARPU_SILENT STARPU_HOSTNAME STARPU_PERF_MODEL_DIR TMPDIR STARPU_NCPU
-for c in TASK_SUBMIT SCHED FETCHING_INPUT TRANSFER CUDA_MALLOC CUDA_QUEUE; do
-	export STARPU_SIMGRID_${c}_COST=0
-done
-unset STARPU_SCHED STARPU_FXT_TRACE STARPU_SIMGRID_DEFAULT_TASK_US VELA_SIM_FACTORY STARPU_SIMGRID VELA_MPI_SHARED_CORES
-fail=0
-problem() { echo "FAIL: $*"; fail=1; }
+STARPU_HOSTNAME=ci-2core STARPU_PERF_MODEL_DIR=$top_srcdir/perfmodels/ci-2core STARPU_NCPU=1
+export STARPU_HOSTNAME STARPU_PERF_MODEL_DIR STARPU_NCPU
 
 gen="$top_srcdir/platforms/make-cluster.py"
 node="$top_srcdir/platforms/ci-2core.platform.v4.xml"
@@ -51,7 +49,7 @@ python3 "$gen" $net -o "$tmp/plain.xml" &&
 	python3 "$gen" $net --cores 1 --timer-overshoot 50us --copy-above 4096 --copy-bandwidth 1GBps \
 		-o "$tmp/copies.xml" &&
 	python3 "$gen" $net --cores 1 --timer-overshoot 50us --copy-above 4096 --copy-bandwidth 1GBps \
-		--wakeup-cost 20us --insert-cost 0.05,0.02,0.1,0.05 -o "$tmp/all.xml" ||
+		--wakeup-cost 20us --insert-cost 0.05,0.02,0.1,0.05 --exchange-cost 1,2 --task-cost 3,0.5 -o "$tmp/all.xml" ||
 	{ problem "make-cluster.py failed"; exit 1; }
 grep -q 'host id="n0.MAIN"' "$tmp/shared.xml" && problem "--cores 1 kept the MAIN host"
 grep -q 'host id="n1.CPU1"' "$tmp/shared.xml" && problem "--cores 1 kept CPU1"
@@ -63,6 +61,8 @@ grep -q '<prop id="mpi_copy_above" value="4096"/><prop id="mpi_copy_Bps" value="
 grep -q '<prop id="wakeup_us" value="20"/>' "$tmp/all.xml" || problem "--wakeup-cost not written"
 grep -q '<prop id="mpi_insert_us" value="0.05"/><prop id="mpi_insert_us_per_datum" value="0.02"/><prop id="mpi_insert_local_us" value="0.1"/><prop id="mpi_insert_local_us_per_datum" value="0.05"/>' \
 	"$tmp/all.xml" || problem "--insert-cost not written"
+grep -q '<prop id="mpi_insert_send_us" value="1"/><prop id="mpi_insert_recv_us" value="2"/><prop id="sched_cost_us" value="3"/><prop id="fetching_input_cost_us" value="0.5"/>' \
+	"$tmp/all.xml" || problem "--exchange-cost or --task-cost not written"
 
 # predict FILE [ENV...]: the simulated time of the Cholesky on FILE.
 predict() {
@@ -87,10 +87,56 @@ else
 	echo "ok: copies by the receiver: $copies s (without: $base s)"
 fi
 all=$(predict "$tmp/all.xml")
-if [ "$all" != 0.009942366 ]; then
-	problem "wake-ups and insertions charged: expected 0.009942366 s, got '$all' (without: '$copies')"
+if [ "$all" != 0.010026573 ]; then
+	problem "wake-ups, insertions and exchanges charged: expected 0.010026573 s, got '$all' (without: '$copies')"
 else
-	echo "ok: wake-ups and insertions charged: $all s"
+	echo "ok: wake-ups, insertions and exchanges charged: $all s"
+fi
+# The task costs of the file become STARPU_SIMGRID_SCHED_COST and
+# _FETCHING_INPUT_COST when the environment does not set them (above it
+# sets them to 0): the same time as with those variables, and longer.
+own=$(predict "$tmp/all.xml" -u STARPU_SIMGRID_SCHED_COST -u STARPU_SIMGRID_FETCHING_INPUT_COST)
+env=$(predict "$tmp/all.xml" STARPU_SIMGRID_SCHED_COST=3 STARPU_SIMGRID_FETCHING_INPUT_COST=0.5)
+if [ -z "$own" ] || [ "$own" != "$env" ] || ! awk -v a="$all" -v b="$own" 'BEGIN { exit !(b > a) }'; then
+	problem "task costs of the file: '$own' s, expected the time with the variables set ('$env' s), above '$all' s"
+else
+	echo "ok: the file's task costs: $own s"
+fi
+
+# Eager sends (at most mpi_copy_above bytes) complete as they are posted,
+# as Open MPI's shared-memory ones do; elsewhere when their message
+# arrives (2 us of latency here): the stencil's 8-byte halo sends, from
+# the ranks' merged traces.
+stencil="$top_builddir/mpi/examples/stencil_sim"
+# sends FILE: "N M", the stencil's 8-byte sends and those lasting over 1 us.
+sends() {
+	rm -rf "$tmp/tr" && mkdir "$tmp/tr" &&
+		STARPU_FXT_TRACE=1 STARPU_FXT_PREFIX="$tmp/tr/" STARPU_SIMGRID_DEFAULT_TASK_US=10 \
+			"$vela" simrun -np 2 --platform "$1" "$stencil" -no-check 4 1000 3 >/dev/null 2>&1 &&
+		"$vela" trace export --format chrome "$tmp"/tr/vela_trace_* -o "$tmp/tr/m.json" >/dev/null 2>&1 &&
+		python3 -c 'import json, sys
+e = json.load(open(sys.argv[1]))
+e = e["traceEvents"] if isinstance(e, dict) else e
+s = [x for x in e if x.get("cat") == "send" and x.get("args", {}).get("bytes") == 8]
+print(len(s), sum(1 for x in s if x["dur"] > 1))' "$tmp/tr/m.json"
+}
+eager=$(sends "$tmp/copies.xml") rendezvous=$(sends "$tmp/shared.xml")
+if [ "${eager% *}" -gt 0 ] 2>/dev/null && [ "${eager#* }" = 0 ] && [ "${rendezvous% *}" -gt 0 ] &&
+	[ "${rendezvous#* }" = "${rendezvous% *}" ]; then
+	echo "ok: eager sends complete at once: $eager; without the eager limit: $rendezvous (sends, over 1 us)"
+else
+	problem "eager sends: '$eager' (sends, over 1 us) with the eager limit, '$rendezvous' without"
+fi
+
+# A task cost that is not a cost: refused naming the file's line (exit 1).
+sed 's/"sched_cost_us" value="3"/"sched_cost_us" value="-3"/' "$tmp/all.xml" >"$tmp/badcost.xml"
+line=$(grep -n '"sched_cost_us"' "$tmp/badcost.xml" | head -n 1 | cut -d: -f1)
+"$vela" simrun -np 2 --platform "$tmp/badcost.xml" "$chol" -n 1024 -b 128 -no-check >"$tmp/out" 2>&1
+got=$?
+if [ $got != 1 ] || ! grep -q "badcost.xml:$line: host n0.RAM has sched_cost_us='-3': a cost must be" "$tmp/out"; then
+	problem "a negative sched_cost_us: exit $got, expected 1 and badcost.xml:$line:"; cat "$tmp/out"
+else
+	echo "ok: a negative sched_cost_us refused at badcost.xml:$line"
 fi
 
 # vela calibrate-wakeup: both figures, numbers; a bad option is a usage error.
@@ -126,6 +172,8 @@ expect() {
 	expect "\-\-wakeup-cost needs \-\-cores" $net --wakeup-cost 20us
 	expect "\-\-insert-cost 1,2,3: expected four costs" $net --insert-cost 1,2,3
 	expect "\-\-insert-cost 1,2,-3,4: expected four costs" $net --insert-cost 1,2,-3,4
+	expect "\-\-exchange-cost 1: expected two costs" $net --exchange-cost 1
+	expect "\-\-task-cost 1,x: expected two costs" $net --task-cost 1,x
 }
 [ $fail = 0 ] && echo "PASS: clusters whose ranks share their cores"
 exit $fail

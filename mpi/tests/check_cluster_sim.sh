@@ -20,28 +20,17 @@
 # Vela, bad options; make-cluster.py: a malformed node file (file:line),
 # bad figures. Skipped (77) when SimGrid or BLAS (the example) is absent.
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
-: "${top_builddir:=$top_srcdir/build}"
+. "$top_srcdir/tests/sim/sim_test_env.sh"
 simrun="$top_builddir/sim/vela-simrun"
-vela="$top_builddir/tools/vela"
 chol="$top_builddir/mpi/examples/cholesky_sim"
 stencil="$top_builddir/mpi/examples/stencil_sim"
-VELA_SIM_PLUGIN="$top_builddir/sim/.libs/libvela-sim.so"
-[ -x "$simrun" ] && [ -f "$VELA_SIM_PLUGIN" ] || { echo "SKIP: SimGrid support was not built"; exit 77; }
+[ -x "$simrun" ] || { echo "SKIP: SimGrid support was not built"; exit 77; }
 [ -x "$chol" ] || { echo "SKIP: examples/cholesky_sim was not built (no BLAS)"; exit 77; }
 command -v python3 >/dev/null || { echo "SKIP: python3 (platforms/make-cluster.py) is missing"; exit 77; }
-tmp=$(mktemp -d)
 hog=
 trap 'rm -rf "$tmp"; [ -n "$hog" ] && kill $hog 2>/dev/null' EXIT
-STARPU_HOME=$tmp STARPU_SILENT=1 STARPU_HOSTNAME=ci-2core STARPU_PERF_MODEL_DIR=$top_srcdir/perfmodels/ci-2core
-TMPDIR=$tmp
-export VELA_SIM_PLUGIN STARPU_HOME STARPU_SILENT STARPU_HOSTNAME STARPU_PERF_MODEL_DIR TMPDIR
-# The golden figures leave the runtime's own overhead costs out (sim/README.md).
-for c in TASK_SUBMIT SCHED FETCHING_INPUT TRANSFER CUDA_MALLOC CUDA_QUEUE; do
-	export STARPU_SIMGRID_${c}_COST=0
-done
-unset STARPU_SCHED STARPU_NCPU STARPU_FXT_TRACE STARPU_SIMGRID_DEFAULT_TASK_US VELA_SIM_FACTORY STARPU_SIMGRID
-fail=0
-problem() { echo "FAIL: $*"; fail=1; }
+STARPU_HOSTNAME=ci-2core STARPU_PERF_MODEL_DIR=$top_srcdir/perfmodels/ci-2core
+export STARPU_HOSTNAME STARPU_PERF_MODEL_DIR
 
 # expect CODE PATTERN CMD...: exit code and output (grep -E) of CMD.
 expect() {

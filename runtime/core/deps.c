@@ -29,6 +29,7 @@
  */
 #include "core/job.h"
 #include "core/rt.h"
+#include "core/ptr_set.h"
 #include "perfmodel/bound.h"
 #include "trace/trace.h"
 
@@ -342,60 +343,15 @@ void deps_job_fini(struct job *job)
 /* ------------------------------------------------------------------ */
 /* The search for cycles. */
 
-/* A set of jobs (open addressing on the address). */
-struct job_set
-{
-	struct job **slot;
-	size_t cap, n;
-};
-
-static size_t set_hash(const struct job *j, size_t cap)
-{
-	return (size_t) (((uintptr_t) j >> 4) * 0x9e3779b97f4a7c15ULL >> 20) & (cap - 1);
-}
-
-/* 1 if j was added, 0 if present, -1 out of memory. */
-static int set_add(struct job_set *s, struct job *j)
-{
-	if (2 * (s->n + 1) > s->cap)
-	{
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		struct job **slot = calloc(cap, sizeof(*slot));
-		if (!slot)
-			return -1;
-		for (size_t i = 0; i < s->cap; i++)
-			if (s->slot[i])
-			{
-				size_t h = set_hash(s->slot[i], cap);
-				while (slot[h])
-					h = (h + 1) & (cap - 1);
-				slot[h] = s->slot[i];
-			}
-		free(s->slot);
-		s->slot = slot;
-		s->cap = cap;
-	}
-	size_t h = set_hash(j, s->cap);
-	while (s->slot[h])
-	{
-		if (s->slot[h] == j)
-			return 0;
-		h = (h + 1) & (s->cap - 1);
-	}
-	s->slot[h] = j;
-	s->n++;
-	return 1;
-}
-
 struct job_queue
 {
 	struct job **q;
 	size_t head, tail, cap;
 };
 
-static void visit(struct job_set *seen, struct job_queue *q, struct job *j)
+static void visit(struct ptr_set *seen, struct job_queue *q, struct job *j)
 {
-	if (set_add(seen, j) != 1)
+	if (ptr_set_add(seen, j) != 1)
 		return;
 	if (q->tail == q->cap)
 	{
@@ -414,7 +370,7 @@ static void visit(struct job_set *seen, struct job_queue *q, struct job *j)
  * which cannot create a false "no". */
 static int reaches(struct job *start, struct job *target)
 {
-	struct job_set seen = { 0 };
+	struct ptr_set seen = { 0 };
 	struct job_queue q = { 0 };
 	int found = 0;
 	visit(&seen, &q, start);
@@ -438,7 +394,7 @@ static int reaches(struct job *start, struct job *target)
 		os_mutex_unlock(job_lock(j));
 	}
 	free(q.q);
-	free(seen.slot);
+	ptr_set_free(&seen);
 	return found;
 }
 

@@ -20,6 +20,7 @@
 #include "core/tags.h"
 #include "core/job.h"
 #include "core/rt.h"
+#include "core/ptr_set.h"
 #include "trace/trace.h"
 
 #include <errno.h>
@@ -404,60 +405,15 @@ void tag_job_forget(struct job *job)
 /* ------------------------------------------------------------------ */
 /* Declaring dependencies. */
 
-/* A set of tags, for one search (open addressing on the address). */
-struct tag_set
-{
-	struct tag **slot;
-	size_t cap, n;
-};
-
-static size_t set_hash(const struct tag *t, size_t cap)
-{
-	return (size_t) (((uintptr_t) t >> 4) * 0x9e3779b97f4a7c15ULL >> 20) & (cap - 1);
-}
-
-/* Adds t; returns 1 if it was new, 0 if present, -1 out of memory. */
-static int set_add(struct tag_set *s, struct tag *t)
-{
-	if (2 * (s->n + 1) > s->cap)
-	{
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		struct tag **slot = calloc(cap, sizeof(*slot));
-		if (!slot)
-			return -1;
-		for (size_t i = 0; i < s->cap; i++)
-			if (s->slot[i])
-			{
-				size_t h = set_hash(s->slot[i], cap);
-				while (slot[h])
-					h = (h + 1) & (cap - 1);
-				slot[h] = s->slot[i];
-			}
-		free(s->slot);
-		s->slot = slot;
-		s->cap = cap;
-	}
-	size_t h = set_hash(t, s->cap);
-	while (s->slot[h])
-	{
-		if (s->slot[h] == t)
-			return 0;
-		h = (h + 1) & (s->cap - 1);
-	}
-	s->slot[h] = t;
-	s->n++;
-	return 1;
-}
-
 /* Whether target can be reached from start through successor edges: each
  * tag is visited once. */
 static int tag_reaches(struct tag *start, struct tag *target)
 {
-	struct tag_set seen = { 0 };
+	struct ptr_set seen = { 0 };
 	struct tag **queue = NULL;
 	size_t head = 0, tail = 0, qcap = 0;
 	int found = 0;
-	if (set_add(&seen, start) < 0)
+	if (ptr_set_add(&seen, start) < 0)
 		return 0;
 	queue = malloc(sizeof(*queue) * 16);
 	if (!queue)
@@ -476,7 +432,7 @@ static int tag_reaches(struct tag *start, struct tag *target)
 		for (unsigned i = 0; i < t->nsucc; i++)
 		{
 			struct tag *s = t->succ[i]->owner;
-			int r = set_add(&seen, s);
+			int r = ptr_set_add(&seen, s);
 			if (r < 0)
 				break;
 			if (!r)
@@ -495,7 +451,7 @@ static int tag_reaches(struct tag *start, struct tag *target)
 	}
 out:
 	free(queue);
-	free(seen.slot);
+	ptr_set_free(&seen);
 	return found;
 }
 

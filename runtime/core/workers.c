@@ -35,9 +35,8 @@ void worker_device_copy_activity(int starting)
 	/* Sleeping workers poll nothing: a copy starting wakes them up to
 	 * MAX_POLLERS pollers (each wake-up a system call, once per tenth
 	 * of the window at most). */
-	int npolling = atomic_load_explicit(&rt_npolling, memory_order_relaxed);
-	if (starting && npolling < MAX_POLLERS)
-		for (int k = npolling; k < MAX_POLLERS; k++)
+	if (starting)
+		for (int k = atomic_load_explicit(&rt_npolling, memory_order_relaxed); k < MAX_POLLERS; k++)
 			worker_wake_one_idle(STARPU_NMAX_SCHED_CTXS, ~WORKER_WHERE_RESTRICTED, k + 1);
 }
 

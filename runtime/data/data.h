@@ -316,6 +316,9 @@ void data_wait_busy_locked(starpu_data_handle_t h);
  * ended; data_xfer_fini ends them all (shutdown). */
 unsigned data_xfer_pending(unsigned node);
 int data_xfer_progress(unsigned node, int wait);
+/* Ends every copy in flight into or out of node, waiting for each: a
+ * measured kernel then runs with no copy of its device in flight. */
+void data_xfer_drain(unsigned node);
 void data_xfer_fini(void);
 
 /* ---- memalloc.c */

@@ -33,6 +33,7 @@
 #include "trace/trace.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 
 struct xfer
@@ -104,12 +105,18 @@ int data_copy_ifaces(starpu_data_handle_t h, void *si, unsigned src, void *di, u
 
 #define SOURCE_WRITTEN (-2)
 
-/* The best valid replicate to copy from into dst: one that can copy
- * directly, the owner, RAM; -1 if none is valid, SOURCE_WRITTEN if the
- * valid ones are being written (data_make_valid). */
+/* The best valid replicate to copy from into dst: with a bus model, the
+ * one the bus predicts fastest among those that can copy directly (the
+ * first in node order at equal times), as StarPU chooses: a tile valid in
+ * RAM and on a GPU goes to another GPU over NVLink rather than PCIe.
+ * Without one (or a replicate the bus has no figure for): one that can
+ * copy directly, the owner, RAM. -1 if none is valid, SOURCE_WRITTEN if
+ * the valid ones are being written (data_make_valid). */
 static int pick_source(starpu_data_handle_t h, unsigned dst)
 {
-	int best = -1, best_score = -1;
+	int best = -1, best_score = -1, fastest = -1, timed = 1;
+	double fastest_us = INFINITY;
+	size_t size = 0;
 	for (unsigned n = 0; n < mem_nnodes; n++)
 	{
 		const struct data_replicate *r = data_rep(h, n);
@@ -121,15 +128,29 @@ static int pick_source(starpu_data_handle_t h, unsigned dst)
 				best = SOURCE_WRITTEN;
 			continue;
 		}
-		int score = (mem_direct_copy(n, dst) ? 4 : 0) + (r->state == REP_OWNER ? 2 : 0) +
+		int direct = mem_direct_copy(n, dst);
+		int score = (direct ? 4 : 0) + (r->state == REP_OWNER ? 2 : 0) +
 			    (mem_nodes[n].kind == STARPU_CPU_RAM ? 1 : 0);
 		if (score > best_score)
 		{
 			best = (int) n;
 			best_score = score;
 		}
+		if (direct && timed)
+		{
+			if (!size)
+				size = starpu_data_get_size(h);
+			double us = starpu_transfer_predict(n, dst, size);
+			if (!(us > 0.0) || !isfinite(us))
+				timed = 0;
+			else if (us < fastest_us)
+			{
+				fastest = (int) n;
+				fastest_us = us;
+			}
+		}
 	}
-	return best;
+	return timed && fastest >= 0 && size ? fastest : best;
 }
 
 /* Ends a copy from src into dst (h->lock held): unpins the source and
@@ -223,6 +244,17 @@ static int xfer_end_locked(struct xfer *x, int ret)
 	return free_handle;
 }
 
+/* Ends an in-flight copy taken off its list, whose result is known. */
+static void xfer_end(struct xfer *x)
+{
+	starpu_data_handle_t h = x->handle;
+	os_mutex_lock(&h->lock);
+	int free_handle = xfer_end_locked(x, x->result);
+	os_mutex_unlock(&h->lock);
+	if (free_handle)
+		data_handle_free_deferred(h);
+}
+
 /* ------------------------------------------------------------------ */
 /* Starting copies. */
 
@@ -278,15 +310,7 @@ static int sync_device_copy(starpu_data_handle_t h, unsigned src, unsigned dst)
 		double deadline = os_now_us() + SYNC_COPY_POLL_US;
 		unsigned tries = 0;
 		while (!(end = a.ops->test(&a)) && os_now_us() < deadline)
-		{
-			/* Spin briefly, then yield between looks: the driver's
-			 * thread may need this core. */
-			if (++tries < 16)
-				for (unsigned k = 0; k < 32; k++)
-					os_cpu_relax();
-			else
-				os_yield();
-		}
+			os_poll_pause(&tries);	/* the driver's thread may need this core */
 	}
 	if (!end)
 		end = a.ops->wait(&a);	/* also a part queued before another failed */
@@ -485,15 +509,32 @@ int data_xfer_progress(unsigned node, int wait)
 	{
 		struct xfer *x = done;
 		done = x->next;
-		starpu_data_handle_t h = x->handle;
-		os_mutex_lock(&h->lock);
-		int free_handle = xfer_end_locked(x, x->result);
-		os_mutex_unlock(&h->lock);
-		if (free_handle)
-			data_handle_free_deferred(h);
+		xfer_end(x);
 		ended++;
 	}
 	return ended;
+}
+
+void data_xfer_drain(unsigned node)
+{
+	for (unsigned dst = 0; dst < STARPU_MAXNODES; dst++)
+	{
+		struct inflight *l = &inflight[dst];
+		while (atomic_load_explicit(&l->n, memory_order_acquire))
+		{
+			os_mutex_lock(&l->lock);
+			struct xfer *x = l->head;
+			while (x && x->src != node && x->dst != node)
+				x = x->next;
+			if (x)
+				inflight_unlink(l, x);
+			os_mutex_unlock(&l->lock);
+			if (!x)
+				break;
+			x->result = x->async.ops->wait(&x->async);
+			xfer_end(x);
+		}
+	}
 }
 
 void data_xfer_fini(void)

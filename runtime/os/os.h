@@ -177,4 +177,17 @@ static inline void os_cpu_relax(void)
 #endif
 }
 
+/* One pause of a polling loop (real runs only): the first looks spin
+ * briefly, later ones yield the core, which on a machine with no spare core
+ * the thread being waited for may need. *tries counts the loop's looks,
+ * starting at 0. */
+static inline void os_poll_pause(unsigned *tries)
+{
+	if (++*tries < 16)
+		for (unsigned k = 0; k < 32; k++)
+			os_cpu_relax();
+	else
+		os_yield();
+}
+
 #endif /* VELA_OS_H */

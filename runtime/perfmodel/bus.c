@@ -68,9 +68,8 @@ static void machine_config(struct pm_bus *b)
 
 static int write_matrix(const char *path, double m[STARPU_MAXNODES][STARPU_MAXNODES])
 {
-	char tmp[4400];
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long) getpid());
-	FILE *f = fopen(tmp, "w");
+	char tmp[PM_ATOMIC_TMP];
+	FILE *f = pm_atomic_open(path, tmp);
 	if (!f)
 		return -errno;
 	fprintf(f, "# ");
@@ -83,14 +82,7 @@ static int write_matrix(const char *path, double m[STARPU_MAXNODES][STARPU_MAXNO
 			fprintf(f, "%s%e", j ? "\t" : "", m[i][j]);
 		fprintf(f, "\n");
 	}
-	int ret = ferror(f) ? -EIO : 0;
-	if (fclose(f) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, path))
-		ret = -errno;
-	if (ret)
-		unlink(tmp);
-	return ret;
+	return pm_atomic_commit(f, tmp, path, 0);
 }
 
 /* Opens a bus file for reading: never blocks on a FIFO, refuses what is
@@ -147,22 +139,14 @@ static int read_matrix(const char *path, double m[STARPU_MAXNODES][STARPU_MAXNOD
 
 static int write_config(const char *path, const struct pm_bus *b)
 {
-	char tmp[4400];
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long) getpid());
-	FILE *f = fopen(tmp, "w");
+	char tmp[PM_ATOMIC_TMP];
+	FILE *f = pm_atomic_open(path, tmp);
 	if (!f)
 		return -errno;
 	fprintf(f, "# Current configuration\n%u # Number of CPUs\n%u # Number of NUMA nodes\n%u # Number of CUDA devices\n"
 		"%u # Number of OpenCL devices\n%u # Number of MIC devices\n%u # Number of MPI devices\n",
 		b->ncpus, b->nnuma, b->ncuda, b->nopencl, b->nmic, b->nmpi);
-	int ret = ferror(f) ? -EIO : 0;
-	if (fclose(f) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, path))
-		ret = -errno;
-	if (ret)
-		unlink(tmp);
-	return ret;
+	return pm_atomic_commit(f, tmp, path, 0);
 }
 
 static int read_config(const char *path, struct pm_bus *b)
@@ -196,9 +180,8 @@ static int read_config(const char *path, struct pm_bus *b)
 
 static int write_affinity(const char *path, const struct pm_bus *b)
 {
-	char tmp[4400];
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long) getpid());
-	FILE *f = fopen(tmp, "w");
+	char tmp[PM_ATOMIC_TMP];
+	FILE *f = pm_atomic_open(path, tmp);
 	if (!f)
 		return -errno;
 	/* One line per device (CUDA ones, then OpenCL ones, as StarPU reads
@@ -217,14 +200,7 @@ static int write_affinity(const char *path, const struct pm_bus *b)
 				fprintf(f, "%u\t", i);
 			fprintf(f, "\n");
 		}
-	int ret = ferror(f) ? -EIO : 0;
-	if (fclose(f) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, path))
-		ret = -errno;
-	if (ret)
-		unlink(tmp);
-	return ret;
+	return pm_atomic_commit(f, tmp, path, 0);
 }
 
 int pm_bus_save(const struct pm_bus *b)

@@ -210,6 +210,14 @@ int pm_file_read_all(const char *path, char **buf, size_t *len, char *err, size_
 int pm_file_load(const char *path, struct pm_data *out, char *err, size_t errsize);
 /* Writes d to path atomically (temporary file, then rename). */
 int pm_file_save_atomic(const char *path, const struct pm_data *d, struct starpu_perfmodel *model, char *err, size_t errsize);
+/* A file written whole or not at all (bus files, platform files):
+ * pm_atomic_open opens a temporary file beside path (its name in tmp, at
+ * least PM_ATOMIC_TMP bytes; NULL and errno on failure); pm_atomic_commit
+ * closes it and, when ret is 0 and the stream saw no error, renames it
+ * onto path, else removes it. Returns 0 or a negative errno. */
+#define PM_ATOMIC_TMP 4400
+FILE *pm_atomic_open(const char *path, char *tmp);
+int pm_atomic_commit(FILE *f, const char *tmp, const char *path, int ret);
 
 /* ------------------------------------------------------------------ */
 /* Directories and locks (store.c). */

@@ -145,17 +145,9 @@ int pm_platform_write(FILE *f, const struct pm_bus *b)
 
 int pm_platform_write_file(const char *path, const struct pm_bus *b)
 {
-	char tmp[4400];
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long) getpid());
-	FILE *f = fopen(tmp, "w");
+	char tmp[PM_ATOMIC_TMP];
+	FILE *f = pm_atomic_open(path, tmp);
 	if (!f)
 		return -errno;
-	int ret = pm_platform_write(f, b);
-	if (fclose(f) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, path))
-		ret = -errno;
-	if (ret)
-		unlink(tmp);
-	return ret;
+	return pm_atomic_commit(f, tmp, path, pm_platform_write(f, b));
 }

@@ -119,6 +119,25 @@ void pm_dir_unlock(int fd)
 	close(fd);
 }
 
+FILE *pm_atomic_open(const char *path, char *tmp)
+{
+	snprintf(tmp, PM_ATOMIC_TMP, "%s.tmp.%ld", path, (long) getpid());
+	return fopen(tmp, "w");
+}
+
+int pm_atomic_commit(FILE *f, const char *tmp, const char *path, int ret)
+{
+	if (!ret && ferror(f))
+		ret = -EIO;
+	if (fclose(f) && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path))
+		ret = -errno;
+	if (ret)
+		unlink(tmp);
+	return ret;
+}
+
 int pm_file_save_atomic(const char *path, const struct pm_data *d, struct starpu_perfmodel *model, char *err, size_t errsize)
 {
 	char tmp[4400];

@@ -180,6 +180,9 @@ void vsg_mpi_poke(void);
  * node's RAM host says (mpi_insert_us and _per_datum, mpi_insert_local_us
  * and _per_datum; sim/README.md "Clusters"; none: nothing). */
 void vsg_mpi_insert_cost(int n, int here);
+/* Not MPI: the insertion posts a send (recv 0) or a receive (1): the
+ * thread is busy for mpi_insert_send_us or mpi_insert_recv_us. */
+void vsg_mpi_exchange_cost(int recv);
 
 #ifdef __cplusplus
 }

@@ -266,6 +266,10 @@ static int v_ram_to_opencl_async(void *si, unsigned snode, void *di, unsigned dn
 	return err == CL_SUCCESS ? ret : -EIO;
 }
 
+/* fail_after_queue: the next device-to-RAM copy queues its copy, gives
+ * its event, then says it failed (a method whose second part failed). */
+static _Atomic int fail_after_queue;
+
 static int v_opencl_to_ram_async(void *si, unsigned snode, void *di, unsigned dnode, cl_event *ev)
 {
 	struct starpu_vector_interface *s = si, *d = di;
@@ -273,6 +277,8 @@ static int v_opencl_to_ram_async(void *si, unsigned snode, void *di, unsigned dn
 	n_async++;
 	cl_int err = starpu_opencl_copy_opencl_to_ram((cl_mem) s->dev_handle, snode, (void *) d->ptr, dnode,
 						      (size_t) s->nx * s->elemsize, s->offset, ev, &ret);
+	if (err == CL_SUCCESS && atomic_exchange(&fail_after_queue, 0))
+		return -EIO;
 	return err == CL_SUCCESS ? ret : -EIO;
 }
 
@@ -337,6 +343,47 @@ static void test_custom_async_methods(void)
 	CU_ASSERT_EQUAL(n_async, 2);
 	CU_ASSERT_EQUAL(n_sync, 0);
 	CU_ASSERT_EQUAL(n_any, 0);
+}
+
+/* A copy that fails after queuing part of itself, under a synchronous
+ * fetch (queued, then polled): the fetch returns, RAM stays invalid and the
+ * device's copy, the only valid one, is kept; the next acquisition copies
+ * it home byte for byte. */
+static void test_custom_async_failure(void)
+{
+	static struct starpu_data_interface_ops ops;
+	ops = starpu_interface_vector_ops;
+	ops.copy_methods = &async_methods;
+	ops.interfaceid = (enum starpu_data_interface_id) starpu_data_interface_get_next_id();
+	ops.name = "custom_vector_failing";
+	unsigned n = 5000;
+	float *v = malloc(n * sizeof(float)), *saved = malloc(n * sizeof(float));
+	fill_pattern(v, n * sizeof(float), 11);
+	memcpy(saved, v, n * sizeof(float));
+	struct starpu_vector_interface iface = {
+		.id = ops.interfaceid, .ptr = (uintptr_t) v, .dev_handle = (uintptr_t) v, .nx = n, .elemsize = sizeof(float),
+	};
+	starpu_data_handle_t h;
+	starpu_data_register(&h, STARPU_MAIN_RAM, &iface, &ops);
+	CU_ASSERT_EQUAL_FATAL(starpu_task_insert(&touch_cl, STARPU_RW, h, 0), 0);
+	CU_ASSERT_EQUAL(starpu_task_wait_for_all(), 0);
+	memset(v, 0xEE, n * sizeof(float));
+	int valid = -1, alloc = -1, req = -1;
+	n_async = 0;
+	fail_after_queue = 1;
+	starpu_data_fetch_on_node(h, STARPU_MAIN_RAM, 0);
+	CU_ASSERT_EQUAL(fail_after_queue, 0);	/* the failing method ran */
+	CU_ASSERT_EQUAL(n_async, 1);
+	starpu_data_query_status(h, STARPU_MAIN_RAM, &alloc, &valid, &req);
+	CU_ASSERT_EQUAL(valid, 0);
+	starpu_data_query_status(h, (int) ocl_worker_node(), &alloc, &valid, &req);
+	CU_ASSERT_EQUAL(valid, 1);
+	CU_ASSERT_EQUAL(starpu_data_acquire(h, STARPU_R), 0);
+	CU_ASSERT(memcmp(v, saved, n * sizeof(float)) == 0);
+	starpu_data_release(h);
+	starpu_data_unregister(h);
+	free(v);
+	free(saved);
 }
 
 static void test_custom_any_to_any(void)
@@ -607,6 +654,7 @@ static const struct vtest_case roundtrip_cases[] = {
 	{ "void", test_void },
 	{ "custom_sync_methods", test_custom_sync_methods },
 	{ "custom_async_methods", test_custom_async_methods },
+	{ "custom_async_failure", test_custom_async_failure },
 	{ "custom_any_to_any", test_custom_any_to_any },
 	{ "home_on_device", test_home_on_device },
 	{ "copies_keep_cores_running", test_copies_keep_cores_running },

@@ -10,17 +10,7 @@
 #   - `vela replay` exits 1 with "tasks failed" and prints no makespan.
 # Skipped (77) when the SimGrid plugin was not built.
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
-: "${top_builddir:=$top_srcdir/build}"
-vela="$top_builddir/tools/vela"
-VELA_SIM_PLUGIN="$top_builddir/sim/.libs/libvela-sim.so"
-[ -f "$VELA_SIM_PLUGIN" ] || { echo "SKIP: the SimGrid plugin was not built"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-STARPU_HOME=$tmp STARPU_SILENT=1
-export VELA_SIM_PLUGIN STARPU_HOME STARPU_SILENT
-unset STARPU_PERF_MODEL_DIR STARPU_HOSTNAME STARPU_SCHED STARPU_NCPU STARPU_FXT_TRACE STARPU_SIMGRID_DEFAULT_TASK_US
-fail=0
-problem() { echo "FAIL: $*"; fail=1; }
+. "$top_srcdir/tests/sim/sim_test_env.sh"
 
 # The 4-CPU test platform with a RAM of 1000 bytes.
 sed 's/name="memsize" value="[0-9]*"/x/; s/<prop id="memsize" value="[0-9]*"\/>/<prop id="memsize" value="1000"\/>/' \

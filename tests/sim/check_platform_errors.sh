@@ -10,23 +10,19 @@
 # memsize of -1, 0 or "lots", a malloc_cost_us (or _per_mib) that is not
 # a non-negative number, and likewise a first_copy_us_per_mib, a
 # copies_on_compute other than 0 or 1, a time_shared other than 0 or 1, a
-# negative timer_overshoot_us, a wakeup_us or mpi_insert_*us* cost that
+# negative timer_overshoot_us, a wakeup_us, mpi_insert_*us* (send and
+# receive ones too), sched_cost_us or fetching_input_cost_us cost that
 # is not a non-negative number, an mpi_copy_above or mpi_copy_Bps that is
 # not a number of bytes or a positive bandwidth. Before, SimGrid killed the process
 # (SIGABRT), or the run went on. The unchanged file still runs.
 # Skipped (77) when the SimGrid plugin was not built.
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
-: "${top_builddir:=$top_srcdir/build}"
-VELA_SIM_PLUGIN="$top_builddir/sim/.libs/libvela-sim.so"
-[ -f "$VELA_SIM_PLUGIN" ] || { echo "SKIP: the SimGrid plugin was not built"; exit 77; }
+. "$top_srcdir/tests/sim/sim_test_env.sh"
 app="$top_builddir/examples/cholesky"
 good="$top_srcdir/tests/sim/data/4cpu.platform.v4.xml"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-STARPU_HOME=$tmp STARPU_SILENT=1 STARPU_SIMGRID_DEFAULT_TASK_US=10
-export VELA_SIM_PLUGIN STARPU_HOME STARPU_SILENT STARPU_SIMGRID_DEFAULT_TASK_US
-unset STARPU_PERF_MODEL_DIR STARPU_HOSTNAME STARPU_SCHED STARPU_NCPU VELA_SIM_BOOT
-fail=0
+STARPU_SIMGRID_DEFAULT_TASK_US=10
+export STARPU_SIMGRID_DEFAULT_TASK_US
+unset VELA_SIM_BOOT
 
 # run BOOT FILE: cholesky simulated on FILE; output in $tmp/out, status in $rc.
 run() {
@@ -115,6 +111,12 @@ case_ wakeup 22 "host RAM has wakeup_us='soon': a cost must be a non-negative nu
 case_ insert-cost 22 "host RAM has mpi_insert_local_us_per_datum='-1': a cost must be a non-negative number" \
 	'21a\
       <prop id="mpi_insert_local_us_per_datum" value="-1"/>'
+case_ exchange-cost 22 "host RAM has mpi_insert_send_us='x': a cost must be a non-negative number" \
+	'21a\
+      <prop id="mpi_insert_send_us" value="x"/>'
+case_ task-cost 22 "host RAM has sched_cost_us='-2': a cost must be a non-negative number" \
+	'21a\
+      <prop id="sched_cost_us" value="-2"/>'
 case_ copy-above 22 "host RAM has mpi_copy_above='many': it must be a number of bytes >= 0" \
 	'21a\
       <prop id="mpi_copy_above" value="many"/>'

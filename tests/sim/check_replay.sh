@@ -15,24 +15,10 @@
 # --default-task-us), a footprint the model lacks, an unknown scheduler,
 # bad options. Skipped (77) when the SimGrid plugin was not built.
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
-: "${top_builddir:=$top_srcdir/build}"
-vela="$top_builddir/tools/vela"
+. "$top_srcdir/tests/sim/sim_test_env.sh"
 app="$top_builddir/tests/sim/replay_app"
-VELA_SIM_PLUGIN="$top_builddir/sim/.libs/libvela-sim.so"
-[ -f "$VELA_SIM_PLUGIN" ] || { echo "SKIP: the SimGrid plugin was not built"; exit 77; }
 platform="$top_srcdir/tests/sim/data/4cpu.platform.v4.xml"
 models="$top_srcdir/perfmodels/ci-2core"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-STARPU_HOME=$tmp STARPU_SILENT=1
-export VELA_SIM_PLUGIN STARPU_HOME STARPU_SILENT
-# The golden figures leave the runtime's own overhead costs out (sim/README.md).
-for c in TASK_SUBMIT SCHED FETCHING_INPUT TRANSFER CUDA_MALLOC CUDA_QUEUE; do
-	export STARPU_SIMGRID_${c}_COST=0
-done
-unset STARPU_PERF_MODEL_DIR STARPU_HOSTNAME STARPU_SCHED STARPU_NCPU STARPU_FXT_TRACE STARPU_SIMGRID_DEFAULT_TASK_US
-fail=0
-problem() { echo "FAIL: $*"; fail=1; }
 
 # expect CODE PATTERN CMD...: exit code and output (grep -E) of CMD.
 expect() {

@@ -8,17 +8,8 @@
 #     no wrong "out of memory building the graph" after it.
 # Skipped (77) when the SimGrid plugin was not built.
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
-: "${top_builddir:=$top_srcdir/build}"
-vela="$top_builddir/tools/vela"
-VELA_SIM_PLUGIN="$top_builddir/sim/.libs/libvela-sim.so"
-[ -f "$VELA_SIM_PLUGIN" ] || { echo "SKIP: the SimGrid plugin was not built"; exit 77; }
+. "$top_srcdir/tests/sim/sim_test_env.sh"
 platform="$top_srcdir/tests/sim/data/4cpu.platform.v4.xml"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-STARPU_HOME=$tmp STARPU_SILENT=1
-export VELA_SIM_PLUGIN STARPU_HOME STARPU_SILENT
-unset STARPU_PERF_MODEL_DIR STARPU_HOSTNAME STARPU_SCHED STARPU_NCPU STARPU_FXT_TRACE STARPU_SIMGRID_DEFAULT_TASK_US
-fail=0
 replay() { timeout -k 5 120 "$vela" replay "$@" --platform "$platform" --default-task-us 10; }
 
 # rec N FILE: two tasks, each with N distinct buffers (handles 1..N, RW on

@@ -23,28 +23,15 @@
 # makespans, regenerate the goldens with VELA_REGEN_GOLDEN=1 (and say why
 # in the commit).
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
-: "${top_builddir:=$top_srcdir/build}"
-vela="$top_builddir/tools/vela"
+. "$top_srcdir/tests/sim/sim_test_env.sh"
 app="$top_builddir/tests/sim/replay_app"
 lib="$top_builddir/tests/sim/.libs/libplanted.so"
 data="$top_srcdir/tests/sim/data"
 rec="$data/sched_eval_small.rec"
-VELA_SIM_PLUGIN="$top_builddir/sim/.libs/libvela-sim.so"
-[ -f "$VELA_SIM_PLUGIN" ] || { echo "SKIP: the SimGrid plugin was not built"; exit 77; }
 [ -f "$lib" ] || { echo "FAIL: the test policy library $lib was not built"; exit 1; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 # The example machines of the source tree, not an older installed copy.
-VELA_DATA_DIR=$top_srcdir STARPU_HOME=$tmp STARPU_SILENT=1
-export VELA_SIM_PLUGIN VELA_DATA_DIR STARPU_HOME STARPU_SILENT
-# Golden figures leave the runtime's overhead costs out (sim/README.md).
-for c in TASK_SUBMIT SCHED FETCHING_INPUT TRANSFER CUDA_MALLOC CUDA_QUEUE; do
-	export STARPU_SIMGRID_${c}_COST=0
-done
-unset STARPU_PERF_MODEL_DIR STARPU_HOSTNAME STARPU_SCHED STARPU_NCPU STARPU_NCUDA STARPU_FXT_TRACE \
-	STARPU_SIMGRID_DEFAULT_TASK_US
-fail=0
-problem() { echo "FAIL: $*"; fail=1; }
+VELA_DATA_DIR=$top_srcdir
+export VELA_DATA_DIR
 machines="ci-2core,$data/4cpu.platform.v4.xml:ci-2core"
 golden_args="-g 0,2 -p $machines,epyc2-4xa100-pcie"
 # The JSON names the files it used: the golden has them relative.

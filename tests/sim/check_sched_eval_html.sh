@@ -7,17 +7,12 @@
 # (tests/trace/check_svg_browser.sh). Skipped (77) without chromium,
 # python3 or the SimGrid plugin.
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
-: "${top_builddir:=$top_srcdir/build}"
 browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome)
 [ -n "$browser" ] || { echo "chromium not installed: skipped"; exit 77; }
 command -v python3 >/dev/null 2>&1 || { echo "python3 not installed: skipped"; exit 77; }
-VELA_SIM_PLUGIN="$top_builddir/sim/.libs/libvela-sim.so"
-[ -f "$VELA_SIM_PLUGIN" ] || { echo "SKIP: the SimGrid plugin was not built"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-VELA_DATA_DIR=$top_srcdir STARPU_HOME=$tmp STARPU_SILENT=1
-export VELA_SIM_PLUGIN VELA_DATA_DIR STARPU_HOME STARPU_SILENT
-unset STARPU_PERF_MODEL_DIR STARPU_HOSTNAME STARPU_SCHED STARPU_NCPU STARPU_NCUDA STARPU_FXT_TRACE
+. "$top_srcdir/tests/sim/sim_test_env.sh"
+VELA_DATA_DIR=$top_srcdir
+export VELA_DATA_DIR
 data="$top_srcdir/tests/sim/data"
 "$top_builddir/tools/vela" sched-eval -q -g 1,2 -p epyc2-4xa100-pcie,dgx-a100 -s eager,dmda,ws -o "$tmp/out" \
 	"$data/sched_eval_small.rec" >"$tmp/log" 2>&1 || { cat "$tmp/log"; echo "FAIL: the evaluation failed"; exit 1; }

@@ -231,6 +231,32 @@ static void topology_child(void)
 	       ncombined, size);
 }
 
+/* lws: the tasks the application submits go round robin from the
+ * context's second worker on (StarPU's lws: its round robin starts after
+ * the last worker chosen, initially the first), each to the worker that
+ * runs it (woken for it; no other worker is woken to steal). */
+static int lws_ran_on[3] = { -1, -1, -1 };
+
+static void lws_note_worker(void *arg)
+{
+	lws_ran_on[(intptr_t) arg] = starpu_worker_get_id();
+}
+
+static void lws_child(void)
+{
+	for (intptr_t i = 0; i < 3; i++)
+	{
+		struct starpu_task *t = starpu_task_create();
+		t->cl = &modelled_cl;
+		t->callback_func = lws_note_worker;
+		t->callback_arg = (void *) i;
+		if (starpu_task_submit(t))
+			return;
+	}
+	starpu_task_wait_for_all();
+	printf("lws_first=%d lws_second=%d lws_third=%d\n", lws_ran_on[0], lws_ran_on[1], lws_ran_on[2]);
+}
+
 static int child_main(const char *scenario)
 {
 	int n = getenv("VTEST_SIM_N") ? atoi(getenv("VTEST_SIM_N")) : 100;
@@ -266,6 +292,8 @@ static int child_main(const char *scenario)
 		identity_child();
 	else if (!strcmp(scenario, "topology"))
 		topology_child();
+	else if (!strcmp(scenario, "lws"))
+		lws_child();
 	else if (!strcmp(scenario, "pthread"))
 	{
 		pthread_t th;
@@ -524,6 +552,19 @@ static void test_sim_topology(void)
 	CU_ASSERT_EQUAL(out_num(&c, "team"), 4);
 }
 
+static void test_sim_lws_round_robin(void)
+{
+	NEED_SIMGRID();
+	const char *env[] = { "STARPU_SIMGRID=1", "STARPU_SCHED=lws", NULL };
+	struct child c;
+	run_child("lws", env, &c);
+	CU_ASSERT(exited_ok(&c));
+	CU_ASSERT_EQUAL(out_num(&c, "sim"), 1);
+	CU_ASSERT_EQUAL(out_num(&c, "lws_first"), 1);
+	CU_ASSERT_EQUAL(out_num(&c, "lws_second"), 2);
+	CU_ASSERT_EQUAL(out_num(&c, "lws_third"), 3);
+}
+
 static const struct vtest_case cases[] = {
 	{ "real run of the same binary", test_real_run },
 	{ "hijack boot: exact, deterministic makespan", test_hijack_makespan },
@@ -538,6 +579,7 @@ static const struct vtest_case cases[] = {
 	{ "contended mutex, condition, timed wait, rwlock", test_sim_contended_locks },
 	{ "each actor sees itself, at any stack depth", test_sim_identity },
 	{ "the simulated machine's topology", test_sim_topology },
+	{ "lws: application tasks round robin from the second worker", test_sim_lws_round_robin },
 	VTEST_END
 };
 

@@ -55,6 +55,15 @@ static struct starpu_codelet scale_gpu_cl = {
 	.name = "scale_gpu",
 };
 
+static struct starpu_codelet read_gpu_cl = {
+	.where = STARPU_CUDA,
+	.cuda_funcs = { vela_sim_placeholder },
+	.nbuffers = 1,
+	.modes = { STARPU_R },
+	.model = &scale_model,
+	.name = "read_gpu",
+};
+
 #define MAX_TASKS 16
 static int placed[MAX_TASKS];
 
@@ -164,6 +173,33 @@ static int gpu_child(const char *scenario)
 		starpu_task_wait_for_all();
 		printf("makespan=%.17g submit=%d predict12=%.17g\n", starpu_timing_now() - t0, ret,
 		       starpu_transfer_predict(1, 2, elems * sizeof(double)));
+		starpu_data_unregister(h);
+		free(v);
+	}
+	else if (!strcmp(scenario, "shared"))
+	{
+		/* A 1 MB vector read on CUDA0 (copied from RAM: valid in RAM
+		 * and on CUDA0), then, after that task, read on CUDA1: copied
+		 * from whichever the bus predicts faster. */
+		const uint32_t elems = 125000;
+		double *v = calloc(elems, sizeof(double));
+		starpu_data_handle_t h;
+		starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t) v, elems, sizeof(double));
+		double t0 = starpu_timing_now();
+		struct starpu_task *t[2];
+		for (unsigned w = 0; w < 2; w++)
+		{
+			t[w] = starpu_task_create();
+			t[w]->cl = &read_gpu_cl;
+			t[w]->handles[0] = h;
+			t[w]->execute_on_a_specific_worker = 1;
+			t[w]->workerid = w;
+		}
+		starpu_task_declare_deps_array(t[1], 1, &t[0]);
+		for (unsigned w = 0; w < 2 && !ret; w++)
+			ret = starpu_task_submit(t[w]);
+		starpu_task_wait_for_all();
+		printf("makespan=%.17g submit=%d\n", starpu_timing_now() - t0, ret);
 		starpu_data_unregister(h);
 		free(v);
 	}
@@ -599,6 +635,41 @@ static void test_gpu_peer_copies(void)
 	}
 }
 
+/* A copy's source among several valid replicates is the one the bus
+ * predicts fastest, as StarPU's (the first in node order at equal
+ * times). The 1 MB vector of test_gpu_peer_copies, read by CUDA0 (1010 us
+ * from RAM, 500 us run), then by CUDA1 (500 us run), valid in RAM and on
+ * CUDA0 meanwhile:
+ *   2cuda-nvlink: from CUDA0 (predicted 1002 us against 4010 from RAM):
+ *     252 us, makespan 2262;
+ *   2cuda: from RAM (4010 against 4020 through the host): 1010 us,
+ *     makespan 3020. */
+static void test_gpu_copy_source(void)
+{
+	NEED_SIMGRID();
+	const struct
+	{
+		const char *platform;
+		double makespan;
+	} cases[] = {
+		{ "STARPU_SIMGRID_PLATFORM=" VTEST_SIM_DATA "/2cuda-nvlink.platform.v4.xml", 2262.0 },
+		{ "STARPU_SIMGRID_PLATFORM=" VTEST_SIM_DATA "/2cuda.platform.v4.xml", 3020.0 },
+	};
+	for (int i = 0; i < 2; i++)
+	{
+		const char *env[] = { GPU_ENV, cases[i].platform, NULL };
+		struct child c;
+		run_child("gpu-shared", env, &c);
+		CU_ASSERT(exited_ok(&c));
+		CU_ASSERT_EQUAL(c.ret, 0);
+		CU_ASSERT_EQUAL(out_num(&c, "submit"), 0);
+		if (!close_to(out_num(&c, "makespan"), cases[i].makespan))
+			fprintf(stderr, "%s: makespan %.17g, want %.17g\n", cases[i].platform, out_num(&c, "makespan"),
+				cases[i].makespan);
+		CU_ASSERT(close_to(out_num(&c, "makespan"), cases[i].makespan));
+	}
+}
+
 /* ------------------------------------------------------------------ */
 /* Cases. */
 
@@ -614,6 +685,7 @@ static const struct vtest_case cases[] = {
 	{ "bad device counts, placeholder called for real", test_gpu_bad_input },
 	{ "STARPU_LIMIT_CUDA[_<devid>]_MEM", test_gpu_limit_mem },
 	{ "device to device copies along platform routes", test_gpu_peer_copies },
+	{ "a copy comes from the replicate the bus predicts fastest", test_gpu_copy_source },
 	VTEST_END
 };
 

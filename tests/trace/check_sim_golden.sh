@@ -15,27 +15,13 @@
 # UPDATE_GOLDEN=1 rewrites the golden files instead (review the diff!).
 # Skipped (77) when the SimGrid plugin was not built.
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
-: "${top_builddir:=$top_srcdir/build}"
-vela="$top_builddir/tools/vela"
+. "$top_srcdir/tests/sim/sim_test_env.sh"
 app="$top_builddir/tests/sim/replay_app"
 golden="$top_srcdir/tests/trace/golden"
-VELA_SIM_PLUGIN="$top_builddir/sim/.libs/libvela-sim.so"
-[ -f "$VELA_SIM_PLUGIN" ] || { echo "SKIP: the SimGrid plugin was not built"; exit 77; }
 for f in "$vela" "$app"; do
 	[ -x "$f" ] || { echo "missing $f (build first)"; exit 1; }
 done
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
-fail=0
-problem() { echo "FAIL: $*"; fail=1; }
-STARPU_HOME=$tmp STARPU_SILENT=1
-export VELA_SIM_PLUGIN STARPU_HOME STARPU_SILENT
-# The golden figures leave the runtime's own overhead costs out (sim/README.md).
-for c in TASK_SUBMIT SCHED FETCHING_INPUT TRANSFER CUDA_MALLOC CUDA_QUEUE; do
-	export STARPU_SIMGRID_${c}_COST=0
-done
-unset STARPU_SCHED STARPU_NCPU STARPU_NCUDA STARPU_SIMGRID STARPU_SIMGRID_PLATFORM STARPU_FXT_PREFIX
 
 # simulate DIR: one simulated, traced run; its trace becomes DIR/sim.vtrace.
 simulate() {

@@ -2,7 +2,10 @@
  *
  * Every worker has its own priority queue. A task made ready by a worker goes
  * to that worker's queue (its data is likely hot there); a task submitted by
- * the application goes to the next worker in turn. An idle worker takes from
+ * the application goes to the next worker in turn, from the worker after the
+ * last one chosen (the first push goes to the second worker, as in StarPU;
+ * which worker runs the first task of an LU decides where its panels run:
+ * bench/results-simulation.md, compare-starpusim, cause 9). An idle worker takes from
  * its own queue first, then steals:
  *   ws:  from the worker with the most queued tasks;
  *   lws: from the nearest workers first (in hwloc order: the workers that
@@ -25,7 +28,7 @@
 struct ws_data
 {
 	int locality;			/* lws */
-	_Atomic unsigned next;		/* round robin for application pushes */
+	_Atomic unsigned next;		/* round robin for application pushes: the position last chosen */
 	struct task_prioq queues[];	/* one per worker id */
 };
 
@@ -104,13 +107,20 @@ static int ws_push(struct starpu_task *task)
 	if (target < 0 || !starpu_sched_ctx_contains_worker(target, ctx) ||
 	    !starpu_worker_can_execute_task_first_impl((unsigned) target, task, NULL))
 	{
+		/* Round robin from the worker after the last one chosen (the
+		 * first push goes to the context's second worker, as in
+		 * StarPU), skipping those that cannot run the task. Two
+		 * concurrent pushes may pick the same worker: harmless. */
 		target = -1;
-		unsigned start = atomic_fetch_add_explicit(&d->next, 1, memory_order_relaxed);
-		for (unsigned k = 0; k < n && target < 0; k++)
+		unsigned last = atomic_load_explicit(&d->next, memory_order_relaxed);
+		for (unsigned k = 1; k <= n && target < 0; k++)
 		{
-			int w = ids[(start + k) % n];
-			if (starpu_worker_can_execute_task_first_impl((unsigned) w, task, NULL))
-				target = w;
+			unsigned pos = (last + k) % n;
+			if (starpu_worker_can_execute_task_first_impl((unsigned) ids[pos], task, NULL))
+			{
+				target = ids[pos];
+				atomic_store_explicit(&d->next, pos, memory_order_relaxed);
+			}
 		}
 		if (target < 0)
 			return -ENODEV;
