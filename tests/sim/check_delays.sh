@@ -10,23 +10,14 @@
 # neither makes starpu_init fail with a message naming the variable.
 # Skipped (77) when the SimGrid plugin was not built.
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
-: "${top_builddir:=$top_srcdir/build}"
-vela="$top_builddir/tools/vela"
+. "$top_srcdir/tests/sim/sim_test_env.sh"
 app="$top_builddir/tests/sim/replay_app"
-VELA_SIM_PLUGIN="$top_builddir/sim/.libs/libvela-sim.so"
-[ -f "$VELA_SIM_PLUGIN" ] || { echo "SKIP: the SimGrid plugin was not built"; exit 77; }
 for f in "$vela" "$app"; do
 	[ -x "$f" ] || { echo "missing $f (build first)"; exit 1; }
 done
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
-STARPU_HOME=$tmp STARPU_SILENT=1 STARPU_SIMGRID=1
-STARPU_PERF_MODEL_DIR="$top_srcdir/perfmodels/epyc2-4xa100-pcie" STARPU_HOSTNAME=epyc2-4xa100-pcie
-export VELA_SIM_PLUGIN STARPU_HOME STARPU_SILENT STARPU_SIMGRID STARPU_PERF_MODEL_DIR STARPU_HOSTNAME
-unset STARPU_SCHED STARPU_NCPU STARPU_NCUDA STARPU_SIMGRID_PLATFORM STARPU_FXT_PREFIX VELA_SIM_DELAYS
-fail=0
-problem() { echo "FAIL: $*"; fail=1; }
+STARPU_SIMGRID=1 STARPU_PERF_MODEL_DIR="$top_srcdir/perfmodels/epyc2-4xa100-pcie" STARPU_HOSTNAME=epyc2-4xa100-pcie
+export STARPU_SIMGRID STARPU_PERF_MODEL_DIR STARPU_HOSTNAME
 costs() {
 	for k in TASK_SUBMIT SCHED FETCHING_INPUT TRANSFER CUDA_MALLOC CUDA_QUEUE; do
 		if [ "$1" = on ]; then unset STARPU_SIMGRID_${k}_COST; else export STARPU_SIMGRID_${k}_COST=0; fi
