@@ -202,6 +202,26 @@ static uint64_t mono_ns(void)
 	return (uint64_t) ts.tv_sec * 1000000000ULL + (uint64_t) ts.tv_nsec;
 }
 
+/* A reading of both clocks at one instant: the counter read just before
+ * and just after clock_gettime, the narrowest of a few tries, its middle
+ * taken. A thread preempted between two reads (a loaded machine) would
+ * otherwise pair readings milliseconds apart, an error that the 5 ms
+ * calibration turns into a slope off by a share of a percent. */
+static void clock_pair(uint64_t *ns, uint64_t *tsc)
+{
+	uint64_t best = UINT64_MAX;
+	for (int i = 0; i < 16; i++)
+	{
+		uint64_t a = __rdtsc(), n = mono_ns(), b = __rdtsc();
+		if (b >= a && b - a < best)
+		{
+			best = b - a;
+			*ns = n;
+			*tsc = a + (b - a) / 2;
+		}
+	}
+}
+
 static void tsc_measure(void)
 {
 	unsigned a, b, c, d;
@@ -210,13 +230,11 @@ static void tsc_measure(void)
 	__get_cpuid(0x80000007, &a, &b, &c, &d);
 	if (!(d & (1u << 8)))	/* invariant TSC */
 		return;
-	uint64_t n0 = mono_ns(), t0 = __rdtsc();
-	uint64_t n1, t1;
+	uint64_t n0 = 0, t0 = 0, n1 = 0, t1 = 0;
+	clock_pair(&n0, &t0);
 	do
-	{
-		n1 = mono_ns();
-		t1 = __rdtsc();
-	} while (n1 - n0 < 5000000);
+		clock_pair(&n1, &t1);
+	while (n1 - n0 < 5000000);
 	if (t1 <= t0)
 		return;
 	tsc_ns_per_tick = (double) (n1 - n0) / (double) (t1 - t0);
