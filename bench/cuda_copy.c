@@ -18,7 +18,10 @@
  * Reference ("bare-h2d", "bare-d2h"), before starpu_init, no runtime: a
  * cudaMemcpy of the same size each way between a cudaHostAlloc'd buffer and
  * a cudaMalloc'd one, after one warm-up copy each way; the most the runtime
- * can reach on this machine.
+ * can reach on this machine. And "bare-w-h2d", "bare-w-d2h": the same with
+ * the host buffer written by the CPU just before each copy, as the runtime
+ * side's repetitions do (bench_copy.h): what the copy costs when the CPU's
+ * caches hold the buffer's last lines.
  *
  * Output per size and direction: the median bandwidth over the
  * repetitions, the best, and the median time, with MB = 10^6 bytes; the
@@ -56,8 +59,9 @@ static struct starpu_codelet own_cl = {
 };
 
 /* The copies without the runtime: reps each way, after one of each for
- * warm-up; µs per copy in h2d[] and d2h[]. */
-static void bare_copies(size_t bytes, unsigned reps, double *h2d, double *d2h)
+ * warm-up; µs per copy in h2d[] and d2h[]. written: the host buffer is
+ * written before each copy (off the clock). */
+static void bare_copies(size_t bytes, unsigned reps, int written, double *h2d, double *d2h)
 {
 	void *host = NULL, *dev = NULL;
 
@@ -65,14 +69,19 @@ static void bare_copies(size_t bytes, unsigned reps, double *h2d, double *d2h)
 	cuda_check(cudaMalloc(&dev, bytes), "cudaMalloc");
 	memset(host, 0x5a, bytes);
 	for (unsigned r = 0; r <= reps; r++) {
+		if (written)
+			memset(host, 0x5a, bytes);
 		double t0 = now_us();
 		cuda_check(cudaMemcpy(dev, host, bytes, cudaMemcpyHostToDevice), "cudaMemcpy(host to device)");
 		double t1 = now_us();
-		cuda_check(cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy(device to host)");
+		if (written)
+			memset(host, 0xa5, bytes);
 		double t2 = now_us();
+		cuda_check(cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy(device to host)");
+		double t3 = now_us();
 		if (r > 0) {
 			h2d[r - 1] = t1 - t0;
-			d2h[r - 1] = t2 - t1;
+			d2h[r - 1] = t3 - t2;
 		}
 	}
 	if (!copy_all_bytes(host, bytes, 0x5a))
@@ -167,9 +176,12 @@ int main(int argc, char **argv)
 
 			if (!h2d || !d2h)
 				die("calloc", -ENOMEM);
-			bare_copies(size[k], reps, h2d, d2h);
+			bare_copies(size[k], reps, 0, h2d, d2h);
 			bare_h2d[k] = copy_report(machine, "bare-h2d", size[k], h2d, reps);
 			bare_d2h[k] = copy_report(machine, "bare-d2h", size[k], d2h, reps);
+			bare_copies(size[k], reps, 1, h2d, d2h);
+			copy_report(machine, "bare-w-h2d", size[k], h2d, reps);
+			copy_report(machine, "bare-w-d2h", size[k], d2h, reps);
 			free(h2d);
 			free(d2h);
 		}

@@ -14,6 +14,7 @@
 #include "core/job.h"
 #include "core/rt.h"
 #include "core/workers.h"
+#include "perfmodel/perfmodel.h"
 #include "trace/trace.h"
 
 #include <errno.h>
@@ -109,6 +110,7 @@ struct drv_pipeline
 	unsigned head, n;
 	struct job **jobs;
 	void **events;
+	void **starts;			/* a measured job's timed start event, else NULL */
 };
 
 /* STARPU_<KIND>_PIPELINE: how many tasks a device worker keeps in flight
@@ -139,10 +141,14 @@ int drv_pipeline_init(struct worker *w, const struct drv_device_kind *kind)
 	if (depth == 0)
 		return 0;
 	struct drv_pipeline *p = calloc(1, sizeof(*p));
-	if (!p || !(p->jobs = calloc(depth, sizeof(*p->jobs))) || !(p->events = calloc(depth, sizeof(*p->events))))
+	if (!p || !(p->jobs = calloc(depth, sizeof(*p->jobs))) || !(p->events = calloc(depth, sizeof(*p->events)))
+	    || !(p->starts = calloc(depth, sizeof(*p->starts))))
 	{
 		if (p)
+		{
 			free(p->jobs);
+			free(p->events);
+		}
 		free(p);
 		return -ENOMEM;
 	}
@@ -159,6 +165,7 @@ void drv_pipeline_fini(struct worker *w)
 	w->pipeline = NULL;
 	free(p->jobs);
 	free(p->events);
+	free(p->starts);
 	free(p);
 }
 
@@ -181,7 +188,15 @@ void drv_pipeline_push(struct worker *w, struct job *j, void *ev)
 	unsigned slot = (p->head + p->n) % p->depth;
 	p->jobs[slot] = j;
 	p->events[slot] = ev;
+	p->starts[slot] = NULL;
 	p->n++;
+}
+
+void drv_pipeline_push_timed(struct worker *w, struct job *j, void *start, void *end)
+{
+	drv_pipeline_push(w, j, end);
+	struct drv_pipeline *p = w->pipeline;
+	p->starts[(p->head + p->n - 1) % p->depth] = start;
 }
 
 /* How long a worker waiting for its oldest task polls the event before
@@ -253,8 +268,18 @@ static void end_oldest(struct worker *w, int ret)
 {
 	struct drv_pipeline *p = w->pipeline;
 	struct job *j = p->jobs[p->head];
-	if (p->events[p->head])
-		w->drv->event_release(p->events[p->head]);
+	void *start = p->starts[p->head], *end = p->events[p->head];
+	if (start)
+	{
+		/* A measured job: its kernels' time on the device. */
+		double us = ret == 0 && end ? w->drv->event_elapsed_us(start, end) : -1.0;
+		if (us >= 0.0)
+			pm_measure_record(j, w, us);
+		w->drv->event_release(start);
+		p->starts[p->head] = NULL;
+	}
+	if (end)
+		w->drv->event_release(end);
 	p->head = (p->head + 1) % p->depth;
 	p->n--;
 	/* Ending the job may run callbacks that submit tasks; the ring is

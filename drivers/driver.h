@@ -72,6 +72,14 @@ struct drv_ops
 	/* Waits for everything w queued (0 or <0): cheaper than an event
 	 * when the worker waits at once (no pipeline, a measured task). */
 	int (*sync)(struct worker *w);
+	/* Optional: an event (released by event_release) that also tells
+	 * when the device reached it, and the device's time in µs between two
+	 * such events (<0: failed). With them, a measured asynchronous task
+	 * is timed on the device between events around its kernels, with the
+	 * others in flight as in any run; without, it runs alone, timed by
+	 * the host. */
+	void *(*event_record_timed)(struct worker *w);
+	double (*event_elapsed_us)(void *start, void *end);
 };
 
 struct drv_node_ops
@@ -229,6 +237,10 @@ int drv_pipeline_depth(const struct drv_device_kind *kind);
 void drv_pipeline_fini(struct worker *w);
 /* Queues a launched job with the event ending it (NULL: none yet). */
 void drv_pipeline_push(struct worker *w, struct job *j, void *ev);
+/* Queues a launched job that is measured: start and end are timed events
+ * around its kernels (event_record_timed); when it ends, the device's time
+ * between them is its performance model's sample. */
+void drv_pipeline_push_timed(struct worker *w, struct job *j, void *start, void *end);
 /* Before queuing a task's kernels: records the event ending the newest job
  * in flight, if it has none yet. */
 void drv_pipeline_mark(struct worker *w);

@@ -161,6 +161,15 @@ static int convert_inputs(struct worker *w, struct job *job)
 }
 
 /* Runs one popped task on w, up to handing it to termination. */
+/* Whether the implementation w runs queues its kernels on the device
+ * (an asynchronous codelet: it ends with an event, not when it returns). */
+static int kernel_queued(const struct worker *w, const struct job *job)
+{
+	const struct starpu_codelet *cl = job->task->cl;
+	return (w->arch == STARPU_CUDA_WORKER && (cl->cuda_flags[job->nimpl] & STARPU_CUDA_ASYNC)) ||
+	       (w->arch == STARPU_OPENCL_WORKER && (cl->opencl_flags[job->nimpl] & STARPU_OPENCL_ASYNC));
+}
+
 static void execute_job(struct worker *w, struct job *job)
 {
 	struct starpu_task *task = job->task;
@@ -229,21 +238,26 @@ static void execute_job(struct worker *w, struct job *job)
 		 * kernel's, and the simulation charges them apart). */
 		sched_pre_exec(w, job);
 		int measure = pm_measure_wanted(job, w);
+		int queued = kernel_queued(w, job);
+		/* A device whose events tell the time times a queued kernel
+		 * between events around it, the others in flight. */
+		int timed = 0;
 		if (measure && w->pipeline)
 		{
-			if (pm_measure_kept(job, w))
+			if (!pm_measure_kept(job, w))
+				measure = 0;	/* calibrated: it may run in flight */
+			else if (queued && w->drv->event_elapsed_us)
+				timed = 1;
+			else
 			{
 				drv_pipeline_drain(w);
 				data_xfer_drain(w->memory_node);
 			}
-			else
-				measure = 0;	/* calibrated: it may run in flight */
 		}
 		double start = measure ? os_now_us() : 0.0;
 		/* Simulation: queueing the kernel, for a kernel that is queued
 		 * (an asynchronous codelet), as StarPU's simulation charges it. */
-		if ((w->arch == STARPU_CUDA_WORKER && (task->cl->cuda_flags[job->nimpl] & STARPU_CUDA_ASYNC)) ||
-		    (w->arch == STARPU_OPENCL_WORKER && (task->cl->opencl_flags[job->nimpl] & STARPU_OPENCL_ASYNC)))
+		if (queued)
 			sim_cost(SIM_COST_DEV_QUEUE, 1);
 		trace_on_exec_start(job);	/* observers: data fetched, kernel starts */
 		if (cw)
@@ -252,6 +266,9 @@ static void execute_job(struct worker *w, struct job *job)
 		 * so that its end is told apart from this one's. */
 		if (w->pipeline)
 			drv_pipeline_mark(w);
+		void *tstart = timed ? w->drv->event_record_timed(w) : NULL;
+		if (timed && !tstart)
+			measure = 0;	/* said by the driver: no sample this time */
 		/* FORKJOIN: only the master runs the kernel, which forks its own
 		 * threads; SPMD: every member runs it. */
 		ret = convert_inputs(w, job);
@@ -282,6 +299,22 @@ static void execute_job(struct worker *w, struct job *job)
 				drv_pipeline_push(w, job, NULL);
 				return;
 			}
+			void *tend = tstart ? w->drv->event_record_timed(w) : NULL;
+			if (tend)
+			{
+				/* Measured on the device when it ends (device.c). */
+				if (drv)
+					mem_driver_unlock(w->memory_node);
+				rt_capture_end(t, 1);
+				drv_pipeline_push_timed(w, job, tstart, tend);
+				return;
+			}
+			if (tstart)
+			{
+				w->drv->event_release(tstart);
+				tstart = NULL;
+				measure = 0;	/* not timed alone either: no sample */
+			}
 			if (w->drv->sync)
 				ret = w->drv->sync(w);
 			else
@@ -291,6 +324,12 @@ static void execute_job(struct worker *w, struct job *job)
 				if (ev)
 					w->drv->event_release(ev);
 			}
+		}
+		if (tstart)
+		{
+			/* The kernel was not queued (it failed): no sample. */
+			w->drv->event_release(tstart);
+			measure = 0;
 		}
 		if (drv)
 			mem_driver_unlock(w->memory_node);

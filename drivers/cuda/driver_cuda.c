@@ -322,6 +322,29 @@ static void cuda_event_release(void *ev)
 	cudaEventDestroy(ev);
 }
 
+/* Timed events (driver.h): a measured asynchronous task's kernels are
+ * timed on the device, behind the kernels queued before them. */
+static void *cuda_event_record_timed(struct worker *w)
+{
+	cudaEvent_t ev;
+	cudaError_t err = cudaEventCreate(&ev);
+	if (err == cudaSuccess && (err = cudaEventRecord(ev, cuda_workers[w->id].stream)) != cudaSuccess)
+		cudaEventDestroy(ev);
+	if (err != cudaSuccess)
+	{
+		rt_error("%s: cannot record an event timing a measured task: %s (%d)", w->name, cudaGetErrorString(err),
+			 (int) err);
+		return NULL;
+	}
+	return ev;
+}
+
+static double cuda_event_elapsed_us(void *start, void *end)
+{
+	float ms = 0.0f;
+	return cudaEventElapsedTime(&ms, start, end) == cudaSuccess ? 1000.0 * ms : -1.0;
+}
+
 static int cuda_sync(struct worker *w)
 {
 	cudaError_t err = cudaStreamSynchronize(cuda_workers[w->id].stream);
@@ -341,6 +364,8 @@ const struct drv_ops drv_cuda_ops = {
 	.event_test = cuda_event_test,
 	.event_wait = cuda_event_wait,
 	.event_release = cuda_event_release,
+	.event_record_timed = cuda_event_record_timed,
+	.event_elapsed_us = cuda_event_elapsed_us,
 	.sync = cuda_sync,
 };
 

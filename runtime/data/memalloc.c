@@ -169,6 +169,7 @@ void data_free_replicate(starpu_data_handle_t h, unsigned node)
 	{
 		data_lookup_note_free(h, node);
 		struct memory_node *n = &mem_nodes[node];
+		atomic_fetch_add_explicit(&n->releases, 1, memory_order_seq_cst);
 		struct cache_entry *e = h->ops->dontcache ? NULL : malloc(sizeof(*e));
 		void *copy = e ? malloc(h->ops->interface_size) : NULL;
 		os_mutex_lock(&n->lock);
@@ -388,12 +389,14 @@ static int node_in_use(unsigned node, starpu_data_handle_t self)
 }
 
 /* After eviction failed to make room: -EAGAIN if memory may free up by
- * waiting (eviction freed some, taken by another thread meanwhile; or the
- * node is in use), else -ENOMEM with a message saying why (the node is full
- * of data that has nowhere to go). */
-static int no_room(starpu_data_handle_t self, starpu_data_handle_t h, unsigned node, size_t size, ssize_t freed, int quiet)
+ * waiting (eviction freed some, taken by another thread meanwhile; something
+ * was released since gen was read before eviction, so that eviction may now
+ * succeed; or the node is in use), else -ENOMEM with a message saying why
+ * (the node is full of data that has nowhere to go). */
+static int no_room(starpu_data_handle_t self, starpu_data_handle_t h, unsigned node, size_t size, ssize_t freed,
+		   unsigned gen, int quiet)
 {
-	if (freed > 0 || node_in_use(node, self))
+	if (freed > 0 || node_in_use(node, self) || atomic_load(&mem_nodes[node].releases) != gen)
 		return -EAGAIN;
 	struct memory_node *n = &mem_nodes[node];
 	int wb = atomic_exchange(&n->writeback_error, 0);
@@ -464,6 +467,7 @@ static int allocate_replicate(starpu_data_handle_t h, unsigned node, int quiet)
 		 * handles' locks, and may write data back to another node. */
 		r->allocating = 1;
 		os_mutex_unlock(&h->lock);
+		unsigned gen = atomic_load(&n->releases);
 		ssize_t freed = reclaim(node, (ssize_t) size);
 		os_mutex_lock(&n->lock);
 		cached = cache_take_locked(n, h, r, size);
@@ -475,7 +479,7 @@ static int allocate_replicate(starpu_data_handle_t h, unsigned node, int quiet)
 		os_cond_broadcast(&h->busy_cond);
 		got = cached ? (starpu_ssize_t) size : h->ops->allocate_data_on_node(r->interface, node);
 		if (got < 0)
-			return no_room(h, h, node, size, freed, quiet);
+			return no_room(h, h, node, size, freed, gen, quiet);
 	}
 	r->allocated = 1;
 	r->allocated_by_runtime = 1;
@@ -510,9 +514,10 @@ static int allocate_private(starpu_data_handle_t h, void *iface, unsigned node, 
 	}
 	if (h->ops->allocate_data_on_node(iface, node) < 0)
 	{
+		unsigned gen = atomic_load(&n->releases);
 		ssize_t freed = reclaim(node, (ssize_t) size);
 		if (h->ops->allocate_data_on_node(iface, node) < 0)
-			return no_room(NULL, h, node, size, freed, quiet);
+			return no_room(NULL, h, node, size, freed, gen, quiet);
 	}
 	atomic_fetch_add(&n->private_bytes, (ssize_t) size);
 	return 0;
@@ -573,6 +578,7 @@ void data_memory_turn_give(unsigned node)
 void data_memory_released(unsigned node)
 {
 	struct memory_node *n = &mem_nodes[node];
+	atomic_fetch_add_explicit(&n->releases, 1, memory_order_seq_cst);
 	if (!atomic_load_explicit(&n->nwaiting, memory_order_relaxed))
 		return;
 	os_mutex_lock(&n->lock);

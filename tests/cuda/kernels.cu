@@ -34,6 +34,18 @@ __global__ static void spin_kernel(float *v, long long cycles)
 	v[0] = x;
 }
 
+/* The same, reading v only (tasks of mode R): the store that keeps the
+ * loop never happens (x stays positive). */
+__global__ static void spin_read_kernel(const float *v, float *never, long long cycles)
+{
+	long long start = clock64();
+	float x = v[0] + 1.0f;
+	while (clock64() - start < cycles)
+		x = x * 0.999999f + 0.5f;
+	if (x < 0.0f)
+		*never = x;
+}
+
 extern "C" void vela_test_add(float *v, unsigned n, float a, cudaStream_t s)
 {
 	add_kernel<<<(n + 255) / 256, 256, 0, s>>>(v, n, a);
@@ -52,4 +64,9 @@ extern "C" void vela_test_scratch(float *scratch, float *v, unsigned n, cudaStre
 extern "C" void vela_test_spin(float *v, long long cycles, cudaStream_t s)
 {
 	spin_kernel<<<1, 1, 0, s>>>(v, cycles);
+}
+
+extern "C" void vela_test_spin_read(const float *v, long long cycles, cudaStream_t s)
+{
+	spin_read_kernel<<<1, 1, 0, s>>>(v, (float *) v, cycles);
 }

@@ -8,8 +8,9 @@
  * stream; a working set four times STARPU_LIMIT_CUDA_MEM evicted and
  * written back; data larger than the GPU refused with -ENOMEM naming data,
  * task and node; SCRATCH and REDUX buffers on the GPU; two workers sharing
- * the GPU; pinned memory from starpu_malloc; and a trace showing the next
- * task's input copied while a long kernel runs.
+ * the GPU; pinned memory from starpu_malloc; a trace showing the next
+ * task's input copied while a long kernel runs; and calibration timing
+ * kernels on the GPU while others stay in flight.
  */
 #include "vtest.h"
 #include "trace_reader.h"
@@ -29,6 +30,7 @@ void vela_test_add(float *v, unsigned n, float a, cudaStream_t s);
 void vela_test_inc(int *x, cudaStream_t s);
 void vela_test_scratch(float *scratch, float *v, unsigned n, cudaStream_t s);
 void vela_test_spin(float *v, long long cycles, cudaStream_t s);
+void vela_test_spin_read(const float *v, long long cycles, cudaStream_t s);
 
 #define LIMIT_MIB 4
 
@@ -660,6 +662,139 @@ static void test_trace_overlap(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* Calibration (STARPU_CALIBRATE=1: every task is a sample). An
+ * asynchronous codelet's sample is its kernels' time on the GPU, taken
+ * between events around them while the worker keeps other tasks in
+ * flight: the worker does not wait for its queue to empty before a
+ * measured task (each launch finds the previous kernel still running), and
+ * the model learns the kernel's own duration (that of the same kernel
+ * queued back to back outside the runtime), without the host's launch and
+ * wake-up. */
+
+static char cal_home[] = "/tmp/vela-cuda-calibrate-XXXXXX";
+static long long cal_cycles;
+static _Atomic int cal_launches, cal_busy;
+
+static int start_calibrate(void)
+{
+	if (!mkdtemp(cal_home))
+		return -1;
+	/* Kept until stop: the models are written at starpu_shutdown. */
+	setenv("STARPU_HOME", cal_home, 1);
+	setenv("STARPU_CALIBRATE", "1", 1);
+	return start(1, 0);
+}
+
+static int stop_calibrate(void)
+{
+	int ret = vtest_stop();
+	unsetenv("STARPU_CALIBRATE");
+	unsetenv("STARPU_HOME");
+	char cmd[sizeof(cal_home) + 16];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", cal_home);
+	if (system(cmd) != 0)
+		ret = -1;
+	return ret;
+}
+
+static void spin_read_cuda(void *buffers[], void *arg)
+{
+	(void) arg;
+	cudaStream_t s = starpu_cuda_get_local_stream();
+	cal_launches++;
+	if (cudaStreamQuery(s) == cudaErrorNotReady)
+		cal_busy++;
+	vela_test_spin_read((const float *) STARPU_VECTOR_GET_PTR(buffers[0]), cal_cycles, s);
+}
+
+static struct starpu_perfmodel cal_model = {
+	.type = STARPU_HISTORY_BASED,
+	.symbol = "vela_test_cuda_in_flight",
+};
+
+static struct starpu_codelet spin_read_cl = {
+	.cuda_funcs = { spin_read_cuda }, .cuda_flags = { STARPU_CUDA_ASYNC }, .nbuffers = 1, .modes = { STARPU_R },
+	.model = &cal_model, .name = "spin_read",
+};
+
+/* The kernel's median duration in µs, 16 queued back to back on a stream
+ * of our own, each between two events. */
+static double raw_spin_us(const float *dev)
+{
+	enum { R = 16 };
+	cudaStream_t s;
+	cudaEvent_t ev[R + 1];
+	float us[R];
+	if (cudaStreamCreate(&s) != cudaSuccess)
+		return -1.0;
+	for (int i = 0; i <= R; i++)
+		cudaEventCreate(&ev[i]);
+	vela_test_spin_read(dev, cal_cycles, s);	/* module loaded, clocks up */
+	cudaEventRecord(ev[0], s);
+	for (int i = 0; i < R; i++)
+	{
+		vela_test_spin_read(dev, cal_cycles, s);
+		cudaEventRecord(ev[i + 1], s);
+	}
+	cudaStreamSynchronize(s);
+	for (int i = 0; i < R; i++)
+	{
+		float ms = 0.0f;
+		cudaEventElapsedTime(&ms, ev[i], ev[i + 1]);
+		us[i] = 1000.0f * ms;
+	}
+	for (int i = 0; i <= R; i++)
+		cudaEventDestroy(ev[i]);
+	cudaStreamDestroy(s);
+	for (int i = 1; i < R; i++)	/* insertion sort */
+		for (int j = i; j > 0 && us[j - 1] > us[j]; j--)
+		{
+			float t = us[j];
+			us[j] = us[j - 1];
+			us[j - 1] = t;
+		}
+	return us[R / 2];
+}
+
+static void test_calibration_in_flight(void)
+{
+	enum { N = 40 };
+	int khz = 0;
+	CU_ASSERT_EQUAL_FATAL(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0), cudaSuccess);
+	cal_cycles = (long long) khz / 5;	/* about 200 µs */
+	float *dev;
+	CU_ASSERT_EQUAL_FATAL(cudaMalloc((void **) &dev, 16 * sizeof(float)), cudaSuccess);
+	CU_ASSERT_EQUAL(cudaMemset(dev, 0, 16 * sizeof(float)), cudaSuccess);
+	double raw = raw_spin_us(dev);
+	cudaFree(dev);
+	CU_ASSERT_FATAL(raw > 0.0);
+
+	float v[16] = { 0 };
+	starpu_data_handle_t h;
+	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t) v, 16, sizeof(float));
+	/* Read-only: no dependencies, the worker may keep them in flight. */
+	for (int i = 0; i < N; i++)
+		CU_ASSERT_EQUAL_FATAL(starpu_task_insert(&spin_read_cl, STARPU_R, h, 0), 0);
+	starpu_task_wait_for_all();
+	CU_ASSERT_EQUAL(cal_launches, N);
+	/* Timed alone, every launch would find the stream idle. */
+	CU_ASSERT(cal_busy >= N / 2);
+
+	struct starpu_task *t = starpu_task_create();
+	t->cl = &spin_read_cl;
+	t->handles[0] = h;
+	t->destroy = 0;
+	int w = starpu_worker_get_by_type(STARPU_CUDA_WORKER, 0);
+	struct starpu_perfmodel_arch *arch = starpu_worker_get_perf_archtype(w, STARPU_NMAX_SCHED_CTXS);
+	double expected = starpu_task_expected_length(t, arch, 0);
+	starpu_task_destroy(t);
+	printf(" [kernel %.1f us alone on a stream, model %.1f us, %d of %d launches behind a running kernel] ", raw,
+	       expected, (int) cal_busy, N);
+	CU_ASSERT(expected > 0.9 * raw && expected < 1.1 * raw);
+	starpu_data_unregister(h);
+}
+
+/* ------------------------------------------------------------------ */
 
 static const struct vtest_case data_cases[] = {
 	{ "roundtrip_variable_vector", test_variable_vector },
@@ -688,6 +823,11 @@ static const struct vtest_case two_cases[] = {
 	VTEST_END
 };
 
+static const struct vtest_case calibrate_cases[] = {
+	{ "calibration_in_flight", test_calibration_in_flight },
+	VTEST_END
+};
+
 static const struct vtest_case trace_cases[] = {
 	{ "copy_overlaps_kernel", test_trace_overlap },
 	VTEST_END
@@ -697,6 +837,7 @@ static const struct vtest_suite suites[] = {
 	{ "cuda_data", start_plain, stop, data_cases },
 	{ "cuda_memory", start_limited, stop, memory_cases },
 	{ "cuda_shared_gpu", start_two, stop, two_cases },
+	{ "cuda_calibrate", start_calibrate, stop_calibrate, calibrate_cases },
 	{ "cuda_trace", NULL, NULL, trace_cases },
 	{ NULL, NULL, NULL, NULL }
 };
