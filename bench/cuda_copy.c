@@ -21,7 +21,9 @@
  * can reach on this machine. And "bare-w-h2d", "bare-w-d2h": the same with
  * the host buffer written by the CPU just before each copy, as the runtime
  * side's repetitions do (bench_copy.h): what the copy costs when the CPU's
- * caches hold the buffer's last lines.
+ * caches hold the buffer's last lines. And "bare-q-h2d", "bare-q-d2h": those
+ * written copies queued as a runtime queues them (cudaMemcpyAsync on a
+ * non-blocking stream, an event recorded after it, cudaEventQuery polled).
  *
  * Output per size and direction: the median bandwidth over the
  * repetitions, the best, and the median time, with MB = 10^6 bytes; the
@@ -58,12 +60,34 @@ static struct starpu_codelet own_cl = {
 	.name = "own_on_gpu",
 };
 
+/* One copy: cudaMemcpy, or with stream queued on it and its event polled. */
+static void bare_copy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+	if (!stream) {
+		cuda_check(cudaMemcpy(dst, src, bytes, kind), "cudaMemcpy");
+		return;
+	}
+	cudaEvent_t ev;
+	cuda_check(cudaMemcpyAsync(dst, src, bytes, kind, stream), "cudaMemcpyAsync");
+	cuda_check(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+	cuda_check(cudaEventRecord(ev, stream), "cudaEventRecord");
+	cudaError_t err;
+	while ((err = cudaEventQuery(ev)) == cudaErrorNotReady)
+		;
+	cuda_check(err, "cudaEventQuery");
+	cuda_check(cudaEventDestroy(ev), "cudaEventDestroy");
+}
+
 /* The copies without the runtime: reps each way, after one of each for
  * warm-up; µs per copy in h2d[] and d2h[]. written: the host buffer is
- * written before each copy (off the clock). */
-static void bare_copies(size_t bytes, unsigned reps, int written, double *h2d, double *d2h)
+ * written before each copy (off the clock); queued: see bare_copy. */
+static void bare_copies(size_t bytes, unsigned reps, int written, int queued, double *h2d, double *d2h)
 {
 	void *host = NULL, *dev = NULL;
+	cudaStream_t stream = NULL;
+
+	if (queued)
+		cuda_check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
 
 	cuda_check(cudaHostAlloc(&host, bytes, cudaHostAllocDefault), "cudaHostAlloc");
 	cuda_check(cudaMalloc(&dev, bytes), "cudaMalloc");
@@ -72,12 +96,12 @@ static void bare_copies(size_t bytes, unsigned reps, int written, double *h2d, d
 		if (written)
 			memset(host, 0x5a, bytes);
 		double t0 = now_us();
-		cuda_check(cudaMemcpy(dev, host, bytes, cudaMemcpyHostToDevice), "cudaMemcpy(host to device)");
+		bare_copy(dev, host, bytes, cudaMemcpyHostToDevice, stream);
 		double t1 = now_us();
 		if (written)
 			memset(host, 0xa5, bytes);
 		double t2 = now_us();
-		cuda_check(cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy(device to host)");
+		bare_copy(host, dev, bytes, cudaMemcpyDeviceToHost, stream);
 		double t3 = now_us();
 		if (r > 0) {
 			h2d[r - 1] = t1 - t0;
@@ -88,6 +112,8 @@ static void bare_copies(size_t bytes, unsigned reps, int written, double *h2d, d
 		copy_fail("the bare round trip brought the data back wrong", bytes, 0);
 	cuda_check(cudaFree(dev), "cudaFree");
 	cuda_check(cudaFreeHost(host), "cudaFreeHost");
+	if (stream)
+		cuda_check(cudaStreamDestroy(stream), "cudaStreamDestroy");
 }
 
 static void usage(FILE *f)
@@ -176,12 +202,15 @@ int main(int argc, char **argv)
 
 			if (!h2d || !d2h)
 				die("calloc", -ENOMEM);
-			bare_copies(size[k], reps, 0, h2d, d2h);
+			bare_copies(size[k], reps, 0, 0, h2d, d2h);
 			bare_h2d[k] = copy_report(machine, "bare-h2d", size[k], h2d, reps);
 			bare_d2h[k] = copy_report(machine, "bare-d2h", size[k], d2h, reps);
-			bare_copies(size[k], reps, 1, h2d, d2h);
+			bare_copies(size[k], reps, 1, 0, h2d, d2h);
 			copy_report(machine, "bare-w-h2d", size[k], h2d, reps);
 			copy_report(machine, "bare-w-d2h", size[k], d2h, reps);
+			bare_copies(size[k], reps, 1, 1, h2d, d2h);
+			copy_report(machine, "bare-q-h2d", size[k], h2d, reps);
+			copy_report(machine, "bare-q-d2h", size[k], d2h, reps);
 			free(h2d);
 			free(d2h);
 		}

@@ -75,9 +75,9 @@ struct drv_ops
 	/* Optional: an event (released by event_release) that also tells
 	 * when the device reached it, and the device's time in µs between two
 	 * such events (<0: failed). With them, a measured asynchronous task
-	 * is timed on the device between events around its kernels, with the
-	 * others in flight as in any run; without, it runs alone, timed by
-	 * the host. */
+	 * is timed on the device between events around its kernels, the
+	 * others in flight as in any run (on an idle queue the launch counts
+	 * too); without, it runs alone, timed by the host. */
 	void *(*event_record_timed)(struct worker *w);
 	double (*event_elapsed_us)(void *start, void *end);
 };
