@@ -114,9 +114,8 @@ int data_copy_ifaces(starpu_data_handle_t h, void *si, unsigned src, void *di, u
  * the valid ones are being written (data_make_valid). */
 static int pick_source(starpu_data_handle_t h, unsigned dst)
 {
-	int best = -1, best_score = -1, fastest = -1, timed = 1;
-	double fastest_us = INFINITY;
-	size_t size = 0;
+	int best = -1, best_score = -1;
+	unsigned direct[STARPU_MAXNODES], ndirect = 0;
 	for (unsigned n = 0; n < mem_nnodes; n++)
 	{
 		const struct data_replicate *r = data_rep(h, n);
@@ -128,29 +127,36 @@ static int pick_source(starpu_data_handle_t h, unsigned dst)
 				best = SOURCE_WRITTEN;
 			continue;
 		}
-		int direct = mem_direct_copy(n, dst);
-		int score = (direct ? 4 : 0) + (r->state == REP_OWNER ? 2 : 0) +
+		int is_direct = mem_direct_copy(n, dst);
+		int score = (is_direct ? 4 : 0) + (r->state == REP_OWNER ? 2 : 0) +
 			    (mem_nodes[n].kind == STARPU_CPU_RAM ? 1 : 0);
 		if (score > best_score)
 		{
 			best = (int) n;
 			best_score = score;
 		}
-		if (direct && timed)
+		if (is_direct)
+			direct[ndirect++] = n;
+	}
+	/* One direct source (the common case) is the best by its score: the
+	 * bus is asked only to choose between several. */
+	if (ndirect < 2)
+		return best;
+	size_t size = starpu_data_get_size(h);
+	int fastest = -1;
+	double fastest_us = INFINITY;
+	for (unsigned i = 0; i < ndirect && size; i++)
+	{
+		double us = starpu_transfer_predict(direct[i], dst, size);
+		if (!(us > 0.0) || !isfinite(us))
+			return best;	/* the bus has no figure for it */
+		if (us < fastest_us)
 		{
-			if (!size)
-				size = starpu_data_get_size(h);
-			double us = starpu_transfer_predict(n, dst, size);
-			if (!(us > 0.0) || !isfinite(us))
-				timed = 0;
-			else if (us < fastest_us)
-			{
-				fastest = (int) n;
-				fastest_us = us;
-			}
+			fastest = (int) direct[i];
+			fastest_us = us;
 		}
 	}
-	return timed && fastest >= 0 && size ? fastest : best;
+	return fastest >= 0 ? fastest : best;
 }
 
 /* Ends a copy from src into dst (h->lock held): unpins the source and
