@@ -53,17 +53,11 @@
 #include <queue>
 #include <vector>
 
-extern "C" {
-// The C side's slot (sg_internal.h, which this C++ file does not include).
-struct sg_delay_slot
-{
-	void *actor;
-	int waiting;
-};
-// sg_clock (sg_internal.h).
+#include "sg_delay.h"
+
+// The clock's cache (sg_delay.h): hidden, one per copy of the plugin.
 __attribute__((visibility("hidden"))) int sg_clock_cached;
 __attribute__((visibility("hidden"))) double sg_clock_now;
-}
 
 namespace
 {

@@ -7,6 +7,7 @@
 
 #include "sim/sim.h"
 #include "os/os.h"
+#include "sg_delay.h"
 
 #include <starpu.h>
 
@@ -25,15 +26,6 @@
 #else
 #define SG_MAX_DEVICES (STARPU_MAXCUDADEVS + STARPU_MAXOPENCLDEVS)
 #endif
-
-/* What a thread's delay leaves for the code that ends it (delay_sg.cpp):
- * its actor (SimGrid's kernel actor, found on the first delay) and
- * whether it waits. */
-struct sg_delay_slot
-{
-	void *actor;
-	int waiting;
-};
 
 /* A runtime thread: one actor (main, workers, application threads made
  * with starpu_pthread_create). It is the actor's data, so the thread's
@@ -114,23 +106,7 @@ int sg_route(const char *src_host, const char *dst_host, double *bandwidth, doub
  * microseconds of the host's speed, which shares the core with the other
  * actors computing there (os_sg.c). */
 void sg_busy_us(double us);
-/* Plain delays (delay_sg.cpp): sg_delay_choose before the engine starts
- * reads VELA_SIM_DELAYS (0, or -EINVAL and why in err), sg_delay_setup
- * once it is initialised (neither in a rank of a cluster, which keeps
- * SimGrid's sleeps);
- * sg_delay blocks the calling actor, whose slot is d, for seconds of
- * simulated time (<= 0: returns at once), as sg_actor_sleep_for does;
- * sg_sleep is sg_delay for the calling thread. */
-int sg_delay_choose(char *err, size_t errsize);
-void sg_delay_setup(void);
-void sg_delay(struct sg_delay_slot *d, double seconds);
-void sg_sleep(double seconds);
-/* The simulated clock (s). With Vela's delays, the engine's date as the
- * plugin's model saw it last move (solve, the only place that moves it,
- * tells every model), which saves a trip into SimGrid per read; else
- * SimGrid's. */
-extern int sg_clock_cached;
-extern double sg_clock_now;
+/* The simulated clock (s): see sg_delay.h. */
 static inline double sg_clock(void)
 {
 	return sg_clock_cached ? sg_clock_now : simgrid_get_clock();
