@@ -29,8 +29,14 @@
 # from RAM and on CPUs + GPU, and the LU prefetched, Vela and the same
 # program on the reference; a Cholesky at 3x STARPU_LIMIT_CUDA_MEM.
 # (parts calibrate, accuracy, compare, perf, mixed, oversub, models,
-# copytrace: `run PART,PART` runs those alone; measure is all but suite
-# and mixed and copytrace).
+# copytrace, traces, copies: `run PART,PART` runs those alone; measure is
+# all but suite, mixed, copytrace, traces and copies).
+# traces: the accuracy runs' extremes (Cholesky and LU, n=8192 and 24576,
+# dmda and dmdas) traced, for `vela trace stats` and a comparison with
+# their simulation (bench/results-cuda.md section 7 did it by hand).
+# copies: cuda_copy alone, 20 repetitions at 16 and 64 MiB, Vela then
+# StarPU, with the bare, bare-w and bare-q references (compare-cuda's
+# copy part runs each side once).
 # run all: both. Every step ends within GPU_SUITE_BUDGET seconds in all.
 # Times seen on an H200 with 16 cores (bench/results-cuda.md): suite 12 s,
 # calibrate 10 s, compare 30 s, perf 165 s, accuracy 50 s, oversub 120 s
@@ -250,6 +256,30 @@ mixed() {
 	step mixed_all 90 "$B/cholesky" "${args[@]}"
 }
 
+# traces: real runs traced (the models of calibrate, when run before).
+traces() {
+	local p n sched
+	for p in cholesky lu; do
+		for n in ${TRACE_SIZES:-8192 24576}; do
+			for sched in dmda dmdas; do
+				mkdir -p "$out/logs/trace-real/$p-$n-$sched"
+				step "traced_${p}_${n}_$sched" 40 env STARPU_FXT_TRACE=1 \
+					STARPU_FXT_PREFIX="$out/logs/trace-real/$p-$n-$sched/" "$B/$p" -n "$n" -b 1024 -r 2 \
+					--no-check --no-ref --pin -s "$sched"
+			done
+		done
+	done
+}
+
+# copies: where a copy through the runtime stands against the bare ones.
+copies() {
+	local v="$bundle/bench/vela/cuda_copy" s="$bundle/bench/starpu/cuda_copy"
+	[ -x "$v" ] || { echo "copies: bench/compare-cuda build first (no $v)" | tee -a "$out/summary.txt"; return 0; }
+	step copies_vela 60 env STARPU_NCPU=0 STARPU_NOPENCL=0 "$v" -S "16M 64M" -r 20
+	[ -x "$s" ] && step copies_starpu 60 env STARPU_HOME="$out/home-starpu" STARPU_NCPU=0 STARPU_NOPENCL=0 \
+		"$s" -S "16M 64M" -r 20
+}
+
 # compare: the side-by-side microbenchmarks (bench/compare-cuda).
 compare() {
 	if [ -x "$bundle/bench/compare-cuda" ]; then
@@ -275,8 +305,8 @@ run() {
 	esac
 	for part in ${parts//,/ }; do
 		case $part in
-		suite|calibrate|compare|perf|accuracy|oversub|models|copytrace|mixed) ;;
-		*) echo "$0 run: unknown part '$part' (suite, calibrate, compare, perf, accuracy, oversub, models, copytrace, mixed; measure; all)" >&2
+		suite|calibrate|compare|perf|accuracy|oversub|models|copytrace|mixed|traces|copies) ;;
+		*) echo "$0 run: unknown part '$part' (suite, calibrate, compare, perf, accuracy, oversub, models, copytrace, mixed, traces, copies; measure; all)" >&2
 		   exit 2 ;;
 		esac
 	done
