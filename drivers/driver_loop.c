@@ -160,7 +160,6 @@ static int convert_inputs(struct worker *w, struct job *job)
 	return 0;
 }
 
-/* Runs one popped task on w, up to handing it to termination. */
 /* Whether the implementation w runs queues its kernels on the device
  * (an asynchronous codelet: it ends with an event, not when it returns). */
 static int kernel_queued(const struct worker *w, const struct job *job)
@@ -170,6 +169,7 @@ static int kernel_queued(const struct worker *w, const struct job *job)
 	       (w->arch == STARPU_OPENCL_WORKER && (cl->opencl_flags[job->nimpl] & STARPU_OPENCL_ASYNC));
 }
 
+/* Runs one popped task on w, up to handing it to termination. */
 static void execute_job(struct worker *w, struct job *job)
 {
 	struct starpu_task *task = job->task;
