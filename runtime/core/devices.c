@@ -133,6 +133,8 @@ int workers_devices_setup(const struct starpu_conf *conf, struct device_spec *ou
 {
 	if (!sim_running())
 		return real_devices_setup(conf, out, max);
+	for (unsigned i = 0; i < STARPU_MAXNODES; i++)
+		pm_dev_costs[i].copies_on_compute = 0;
 	struct sim_device sd[WORKERS_MAXDEVS];
 	unsigned nsd = sim_devices(sd, sizeof(sd) / sizeof(sd[0]));
 	if (nsd > sizeof(sd) / sizeof(sd[0]))
@@ -179,6 +181,11 @@ int workers_devices_setup(const struct starpu_conf *conf, struct device_spec *ou
 					   name);
 		if (node < 0)
 			return node;
+		/* A device whose copies run on the engine of its kernels, as
+		 * the platform says (PoCL's CPU device). */
+		double shared;
+		if (node < STARPU_MAXNODES && sim_host_number(sd[i].host, PM_PROP_COPIES_ON_COMPUTE, &shared) == 0)
+			pm_dev_costs[node].copies_on_compute = shared != 0.0;
 		out[n].arch = arch;
 		out[n].devid = sd[i].devid;
 		out[n].node = (unsigned) node;

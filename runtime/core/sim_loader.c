@@ -513,6 +513,11 @@ ssize_t sim_host_memsize(const char *host)
 	return sim_running() ? plugin->host_memsize(host) : -1;
 }
 
+int sim_host_number(const char *host, const char *prop, double *value)
+{
+	return sim_running() ? plugin->host_number(host, prop, value) : -ENODEV;
+}
+
 const char *sim_worker_host(const struct worker *w)
 {
 	static char names[STARPU_NMAXWORKERS][32];

@@ -52,6 +52,9 @@ int sim_node_host(unsigned node, char *buf, size_t size);
 int sim_node_route(unsigned src, unsigned dst, double *bandwidth, double *latency);
 /* The memsize property of a platform host, -1 if absent or in a real run. */
 ssize_t sim_host_memsize(const char *host);
+/* A numeric property of a platform host: 0 and *value, -ENOENT if absent
+ * or malformed, -ENODEV in a real run. */
+int sim_host_number(const char *host, const char *prop, double *value);
 
 /* The runtime's own costs in a simulation (sim/README.md, "Overheads"):
  * work that takes real time in a real run but none in a simulated one
