@@ -175,10 +175,15 @@ suite() {
 
 # calibrate: the bus (pinned copies) and the example kernels' models at the
 # tile sizes measured below (history-based: every footprint needs samples).
+# CAL_PIPELINE: the CUDA worker's pipeline depth while calibrating (default
+# 2, the runs' own): deeper, more kernels are queued behind another one,
+# whose samples do not count their launch (drivers/README.md); to try.
 calibrate() {
 	step calibrate_bus 60 "$B/vela" calibrate-bus
-	step calibrate_chol 90 env STARPU_CALIBRATE=1 "$B/cholesky" -n "${CAL_N:-16384}" -b 1024 -r 2 --no-check --no-ref --pin -s dmda
-	step calibrate_lu 90 env STARPU_CALIBRATE=1 "$B/lu" -n "${CAL_N:-16384}" -b 1024 -r 2 --no-check --no-ref --pin -s dmda
+	step calibrate_chol 90 env STARPU_CALIBRATE=1 STARPU_CUDA_PIPELINE=${CAL_PIPELINE:-2} "$B/cholesky" \
+		-n "${CAL_N:-16384}" -b 1024 -r 2 --no-check --no-ref --pin -s dmda
+	step calibrate_lu 90 env STARPU_CALIBRATE=1 STARPU_CUDA_PIPELINE=${CAL_PIPELINE:-2} "$B/lu" \
+		-n "${CAL_N:-16384}" -b 1024 -r 2 --no-check --no-ref --pin -s dmda
 }
 
 # accuracy: the real runs that the simulation (here, later, from these
