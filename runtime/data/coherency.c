@@ -130,6 +130,8 @@ void data_unpin(starpu_data_handle_t h, unsigned node, enum starpu_data_access_m
 	if (mode & (STARPU_W | STARPU_COMMUTE))
 		end_write_locked(h, node);
 	int released = --r->refcnt == 0;
+	if (released)
+		data_memory_releasing(node);
 	os_mutex_unlock(&h->lock);
 	if (released)
 		data_memory_released(node);

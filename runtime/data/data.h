@@ -346,6 +346,12 @@ void data_lru_remove(struct data_replicate *r);
 /* Waits until memory is released on node (after -EAGAIN). */
 void data_wait_memory(unsigned node);
 void data_memory_released(unsigned node);
+/* Before a release on node becomes visible (a pin dropped under the
+ * handle's lock, private memory returned): an allocation that found
+ * nothing to evict and nothing in use retries if this happened since its
+ * eviction began (memalloc.c, no_room). Bumped before, not after: once
+ * the release can be seen (the handle unlocked), the bump can be too. */
+void data_memory_releasing(unsigned node);
 /* The waiting turn of a node: a task that found the node full waits for
  * memory only while it holds the turn; the others wait for the turn
  * holding no pins. Tasks retrying at once would each see the others'

@@ -191,6 +191,8 @@ void data_child_gone(starpu_data_handle_t c)
 	int free_parent = 0, released;
 	os_mutex_lock(&h->lock);
 	released = --data_rep(h, node)->refcnt == 0;
+	if (released)
+		data_memory_releasing(node);
 	free_parent = data_unref_locked(h);
 	os_mutex_unlock(&h->lock);
 	if (released)

@@ -169,7 +169,7 @@ void data_free_replicate(starpu_data_handle_t h, unsigned node)
 	{
 		data_lookup_note_free(h, node);
 		struct memory_node *n = &mem_nodes[node];
-		atomic_fetch_add_explicit(&n->releases, 1, memory_order_seq_cst);
+		data_memory_releasing(node);
 		struct cache_entry *e = h->ops->dontcache ? NULL : malloc(sizeof(*e));
 		void *copy = e ? malloc(h->ops->interface_size) : NULL;
 		os_mutex_lock(&n->lock);
@@ -389,10 +389,13 @@ static int node_in_use(unsigned node, starpu_data_handle_t self)
 }
 
 /* After eviction failed to make room: -EAGAIN if memory may free up by
- * waiting (eviction freed some, taken by another thread meanwhile; something
- * was released since gen was read before eviction, so that eviction may now
- * succeed; or the node is in use), else -ENOMEM with a message saying why
- * (the node is full of data that has nowhere to go). */
+ * waiting (eviction freed some, taken by another thread meanwhile; the node
+ * is in use; or something was released since gen was read before the
+ * eviction, which may now succeed: a task ending between the eviction and
+ * node_in_use leaves nothing in use and nothing freed), else -ENOMEM with a
+ * message saying why (the node is full of data that has nowhere to go).
+ * The releases counter is read after node_in_use, which takes each
+ * handle's lock: a release it saw was counted before (data.h). */
 static int no_room(starpu_data_handle_t self, starpu_data_handle_t h, unsigned node, size_t size, ssize_t freed,
 		   unsigned gen, int quiet)
 {
@@ -537,6 +540,7 @@ void data_free_private(starpu_data_handle_t h, void *iface, unsigned node)
 {
 	if (h->ops->free_data_on_node)
 		h->ops->free_data_on_node(iface, node);
+	data_memory_releasing(node);
 	atomic_fetch_sub(&mem_nodes[node].private_bytes, (ssize_t) alloc_size_of(h));
 	data_memory_released(node);
 }
@@ -575,10 +579,14 @@ void data_memory_turn_give(unsigned node)
 	os_mutex_unlock(&n->lock);
 }
 
+void data_memory_releasing(unsigned node)
+{
+	atomic_fetch_add_explicit(&mem_nodes[node].releases, 1, memory_order_relaxed);
+}
+
 void data_memory_released(unsigned node)
 {
 	struct memory_node *n = &mem_nodes[node];
-	atomic_fetch_add_explicit(&n->releases, 1, memory_order_seq_cst);
 	if (!atomic_load_explicit(&n->nwaiting, memory_order_relaxed))
 		return;
 	os_mutex_lock(&n->lock);

@@ -30,7 +30,7 @@ struct memory_node
 	os_cond_t released;		/* memory was released: allocation may retry */
 	_Atomic int nwaiting;		/* threads waiting on released (read without the lock) */
 	_Atomic int evicting;		/* threads evicting from the node now */
-	_Atomic unsigned releases;	/* bumped at each release: an allocation that failed meanwhile may retry */
+	_Atomic unsigned releases;	/* bumped before each release is seen (data_memory_releasing) */
 	_Atomic ssize_t private_bytes;	/* scratch and reduction buffers (reduction.c) */
 	_Atomic ssize_t redux_rest_bytes;	/* of which contributions at rest: no task uses them until the fold */
 	int turn_taken;			/* a task holds the node's waiting turn (memalloc.c) */

@@ -183,7 +183,10 @@ static int transfer_end_locked(starpu_data_handle_t h, unsigned src, unsigned ds
 	d->stale = 0;
 	os_cond_broadcast(&h->busy_cond);
 	if (!s->refcnt)
+	{
+		data_memory_releasing(src);	/* under h->lock: before it can be seen */
 		data_memory_released(src);
+	}
 	return ret;
 }
 
