@@ -257,7 +257,7 @@ static void execute_job(struct worker *w, struct job *job)
 				data_xfer_drain(w->memory_node);
 			}
 		}
-		double start = measure ? os_now_us() : 0.0;
+		double start = measure && !timed ? os_now_us() : 0.0;	/* timed: by the device */
 		/* Simulation: queueing the kernel, for a kernel that is queued
 		 * (an asynchronous codelet), as StarPU's simulation charges it. */
 		if (queued)

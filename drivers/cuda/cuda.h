@@ -83,5 +83,9 @@ cudaStream_t cuda_copy_stream(unsigned src_node, unsigned dst_node, int *devid);
 
 /* A CUDA error as a negative errno for the runtime. */
 int cuda_errno(cudaError_t err);
+/* A new event recorded on stream (flags: cudaEventCreateWithFlags's;
+ * cudaEventDisableTiming unless it must tell time); on failure *ev is NULL
+ * and CUDA's error comes back (cuda_copy.c). */
+cudaError_t cuda_event_on(cudaStream_t stream, unsigned flags, cudaEvent_t *ev);
 
 #endif /* VELA_CUDA_H */

@@ -44,7 +44,24 @@ static int failed(cudaError_t err, const char *what, size_t size, unsigned src_n
 	return cuda_errno(err);
 }
 
-/* Ends a copy queued on stream: an event after it, or a wait. */
+cudaError_t cuda_event_on(cudaStream_t stream, unsigned flags, cudaEvent_t *ev)
+{
+	cudaError_t err = cudaEventCreateWithFlags(ev, flags);
+	if (err != cudaSuccess)
+	{
+		*ev = NULL;
+		return err;
+	}
+	if ((err = cudaEventRecord(*ev, stream)) != cudaSuccess)
+	{
+		cudaEventDestroy(*ev);
+		*ev = NULL;
+	}
+	return err;
+}
+
+/* Ends a copy queued on stream: an event after it, or a wait (also when
+ * no event can be made; a failed record is the copy's failure). */
 static cudaError_t finish(cudaStream_t stream, cudaEvent_t *event)
 {
 	if (!event)

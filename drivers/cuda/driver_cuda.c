@@ -283,18 +283,19 @@ static int cuda_execute(struct worker *w, struct job *j)
 	return cl->cuda_flags[j->nimpl] & STARPU_CUDA_ASYNC ? -EAGAIN : 0;
 }
 
-static void *cuda_event_record(struct worker *w)
+/* An event after what w queued so far; NULL (said) on failure. */
+static void *record_on_worker(struct worker *w, unsigned flags, const char *what)
 {
 	cudaEvent_t ev;
-	cudaError_t err = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
-	if (err == cudaSuccess && (err = cudaEventRecord(ev, cuda_workers[w->id].stream)) != cudaSuccess)
-		cudaEventDestroy(ev);
+	cudaError_t err = cuda_event_on(cuda_workers[w->id].stream, flags, &ev);
 	if (err != cudaSuccess)
-	{
-		rt_error("%s: cannot record the event ending a task: %s (%d)", w->name, cudaGetErrorString(err), (int) err);
-		return NULL;
-	}
+		rt_error("%s: cannot record %s: %s (%d)", w->name, what, cudaGetErrorString(err), (int) err);
 	return ev;
+}
+
+static void *cuda_event_record(struct worker *w)
+{
+	return record_on_worker(w, cudaEventDisableTiming, "the event ending a task");
 }
 
 static int event_test(cudaEvent_t ev)
@@ -326,17 +327,7 @@ static void cuda_event_release(void *ev)
  * timed on the device, behind the kernels queued before them. */
 static void *cuda_event_record_timed(struct worker *w)
 {
-	cudaEvent_t ev;
-	cudaError_t err = cudaEventCreate(&ev);
-	if (err == cudaSuccess && (err = cudaEventRecord(ev, cuda_workers[w->id].stream)) != cudaSuccess)
-		cudaEventDestroy(ev);
-	if (err != cudaSuccess)
-	{
-		rt_error("%s: cannot record an event timing a measured task: %s (%d)", w->name, cudaGetErrorString(err),
-			 (int) err);
-		return NULL;
-	}
-	return ev;
+	return record_on_worker(w, cudaEventDefault, "an event timing a measured task");
 }
 
 static double cuda_event_elapsed_us(void *start, void *end)
@@ -468,10 +459,7 @@ static int cuda_copy_interface(const struct starpu_data_copy_methods *m, void *s
 		if (ret == 0 || ret == -EAGAIN)
 		{
 			cudaEvent_t ev;
-			cudaError_t err = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
-			if (err == cudaSuccess && (err = cudaEventRecord(ev, stream)) != cudaSuccess)
-				cudaEventDestroy(ev);
-			if (err != cudaSuccess)
+			if (cuda_event_on(stream, cudaEventDisableTiming, &ev) != cudaSuccess)
 				return cuda_errno(cudaStreamSynchronize(stream));
 			async->ops = &drv_cuda_node_ops;
 			return drv_async_keep(&drv_cuda_ops, async, ev);
