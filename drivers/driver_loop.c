@@ -53,6 +53,8 @@ static struct starpu_task *pop(struct worker *w)
 	atomic_store_explicit(&w->popping, 1, memory_order_seq_cst);
 	struct starpu_task *task = paused() ? NULL : sched_pop_task(w);
 	atomic_store_explicit(&w->popping, 0, memory_order_release);
+	if (task)
+		job_prefetch_task(task);	/* its lines, side by side */
 	return task;
 }
 

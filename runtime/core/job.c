@@ -220,6 +220,7 @@ void job_ready(struct job *job)
 	struct starpu_task *task = job->task;
 	if (job->kind == JOB_TASK)
 	{
+		job_prefetch_task(task);
 		task->status = STARPU_TASK_READY;
 		atomic_fetch_add_explicit(&rt.nready, 1, memory_order_relaxed);
 		if (task->prologue_callback_func)
@@ -286,6 +287,9 @@ static void take_successors_locked(struct job *job, struct succ_batch *b)
 
 static void release_batch(struct succ_batch *b)
 {
+	/* The successors' counters, asked for together (job_prefetch_task). */
+	for (unsigned i = 0; i < b->n; i++)
+		__builtin_prefetch(&job_succ_job(b->succ[i])->ndeps, 1);
 	for (unsigned i = 0; i < b->n; i++)
 	{
 		if (job_succ_end_dep(b->succ[i]))

@@ -313,6 +313,12 @@ static unsigned list_candidates(struct dm_data *d, unsigned ctx, struct starpu_t
 	struct pred_cache cache;
 	cache.n = 0;
 	memset(cache.have_transfer, 0, sizeof(cache.have_transfer));
+	/* Without a can_execute function or a restriction to some workers,
+	 * which implementations a worker may run depends on its type only:
+	 * asked once per type (arch_mask[type], 0: not yet, else mask + 1). */
+	int by_type = task->cl && !task->cl->can_execute && !task->workerids_len &&
+		      !task->execute_on_a_specific_worker;
+	unsigned arch_mask[STARPU_ANY_WORKER] = { 0 };
 	double now = starpu_timing_now();
 	unsigned n = 0;
 	for (unsigned k = 0; k < d->nworkers; k++)
@@ -322,7 +328,16 @@ static unsigned list_candidates(struct dm_data *d, unsigned ctx, struct starpu_t
 		if (!atomic_load_explicit(&q->member, memory_order_acquire))
 			continue;
 		unsigned mask = 0;
-		if (!starpu_worker_can_execute_task_impl((unsigned) w, task, &mask) || !mask)
+		enum starpu_worker_archtype type = by_type ? starpu_worker_get_type(w) : STARPU_ANY_WORKER;
+		if ((unsigned) type < STARPU_ANY_WORKER && arch_mask[type])
+			mask = arch_mask[type] - 1;
+		else
+		{
+			starpu_worker_can_execute_task_impl((unsigned) w, task, &mask);
+			if ((unsigned) type < STARPU_ANY_WORKER)
+				arch_mask[type] = mask + 1;
+		}
+		if (!mask)
 			continue;
 		os_mutex_lock(&q->lock);
 		double qstart = q->exp_start > now ? q->exp_start : now;
