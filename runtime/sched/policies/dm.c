@@ -55,6 +55,14 @@ struct dm_worker
 	_Atomic int ntasks;
 	_Atomic int member;		/* in the context: may be pushed to */
 	double exp_start, exp_len, exp_end;	/* µs, starpu_timing_now() clock */
+	/* exp_start and exp_len as of the last update, for the pushes of
+	 * dm and dmda, which read them without the lock (publish()). */
+	_Atomic double pub_start, pub_len;
+	/* The worker's, read at init (fixed from then on): asked of every
+	 * worker at every push. */
+	struct starpu_perfmodel_arch *arch;
+	unsigned node;
+	enum starpu_worker_archtype type;
 } __attribute__((aligned(64)));
 
 struct dm_data
@@ -62,6 +70,11 @@ struct dm_data
 	enum dm_kind kind;
 	double alpha, beta, gamma, idle_power;
 	unsigned nworkers;		/* size of w[] (every worker of the machine) */
+	/* A push reads the queues' expectations without their locks: the
+	 * policy's critical sections never wait (dmdar's and dmdas's pops ask
+	 * data handles under the queue's lock, so theirs may), and a push
+	 * taking the lock would only read the same figures later. */
+	int lockless_reads;
 	struct dm_worker w[];
 };
 
@@ -90,6 +103,7 @@ static void dm_init_common(unsigned ctx, enum dm_kind kind)
 		abort();
 	d->kind = kind;
 	d->nworkers = n;
+	d->lockless_reads = kind == DM_DM || kind == DM_DMDA;
 	d->alpha = 1.0;
 	if (kind != DM_DM)
 	{
@@ -102,6 +116,9 @@ static void dm_init_common(unsigned ctx, enum dm_kind kind)
 	{
 		os_mutex_init(&d->w[i].lock);
 		starpu_task_list_init(&d->w[i].tasks);
+		d->w[i].arch = starpu_worker_get_perf_archtype((int) i, ctx);
+		d->w[i].node = starpu_worker_get_memory_node(i);
+		d->w[i].type = starpu_worker_get_type((int) i);
 	}
 	starpu_sched_ctx_set_policy_data(ctx, d);
 	if (kind == DM_DMDAS)
@@ -227,6 +244,13 @@ static double booked_length(const struct starpu_task *task)
 	return isnan(task->predicted) ? 0.0 : task->predicted;
 }
 
+/* Caller holds q->lock, having changed exp_start or exp_len. */
+static void publish(struct dm_worker *q)
+{
+	atomic_store_explicit(&q->pub_start, q->exp_start, memory_order_relaxed);
+	atomic_store_explicit(&q->pub_len, q->exp_len, memory_order_relaxed);
+}
+
 /* ------------------------------------------------------------------ */
 /* Choosing a worker. */
 
@@ -246,10 +270,9 @@ struct pred_cache
 	unsigned char have_transfer[STARPU_MAXNODES];
 };
 
-static void predict(struct dm_data *d, struct pred_cache *c, struct starpu_task *task, int w, unsigned ctx,
+static void predict(struct dm_data *d, struct pred_cache *c, struct starpu_task *task, struct starpu_perfmodel_arch *arch,
 		    unsigned impl, double *length, double *energy)
 {
-	struct starpu_perfmodel_arch *arch = starpu_worker_get_perf_archtype(w, ctx);
 	for (unsigned i = 0; i < c->n; i++)
 		if (c->e[i].arch == arch && c->e[i].impl == impl)
 		{
@@ -281,7 +304,7 @@ static double transfer_time(struct dm_data *d, struct pred_cache *c, struct star
 {
 	if (d->kind == DM_DM || d->beta == 0.0)
 		return 0.0;
-	unsigned node = starpu_worker_get_memory_node((unsigned) w);
+	unsigned node = d->w[w].node;
 	if (node >= STARPU_MAXNODES)
 		return 0.0;
 	if (!c->have_transfer[node])
@@ -328,7 +351,7 @@ static unsigned list_candidates(struct dm_data *d, unsigned ctx, struct starpu_t
 		if (!atomic_load_explicit(&q->member, memory_order_acquire))
 			continue;
 		unsigned mask = 0;
-		enum starpu_worker_archtype type = by_type ? starpu_worker_get_type(w) : STARPU_ANY_WORKER;
+		enum starpu_worker_archtype type = by_type ? q->type : STARPU_ANY_WORKER;
 		if ((unsigned) type < STARPU_ANY_WORKER && arch_mask[type])
 			mask = arch_mask[type] - 1;
 		else
@@ -339,20 +362,32 @@ static unsigned list_candidates(struct dm_data *d, unsigned ctx, struct starpu_t
 		}
 		if (!mask)
 			continue;
-		os_mutex_lock(&q->lock);
-		double qstart = q->exp_start > now ? q->exp_start : now;
-		double qend = qstart + q->exp_len;
-		int ntasks = atomic_load_explicit(&q->ntasks, memory_order_relaxed);
-		os_mutex_unlock(&q->lock);
-		double transfer = transfer_time(d, &cache, task, w);
-		for (unsigned impl = 0; impl < STARPU_MAXIMPLEMENTATIONS && n < max; impl++)
+		double start, len;
+		int ntasks;
+		if (d->lockless_reads)
 		{
-			if (!(mask & (1u << impl)))
-				continue;
+			start = atomic_load_explicit(&q->pub_start, memory_order_relaxed);
+			len = atomic_load_explicit(&q->pub_len, memory_order_relaxed);
+			ntasks = atomic_load_explicit(&q->ntasks, memory_order_relaxed);
+		}
+		else
+		{
+			os_mutex_lock(&q->lock);
+			start = q->exp_start;
+			len = q->exp_len;
+			ntasks = atomic_load_explicit(&q->ntasks, memory_order_relaxed);
+			os_mutex_unlock(&q->lock);
+		}
+		double qstart = start > now ? start : now;
+		double qend = qstart + len;
+		double transfer = transfer_time(d, &cache, task, w);
+		for (unsigned m = mask; m && n < max; m &= m - 1)
+		{
+			unsigned impl = (unsigned) __builtin_ctz(m);
 			struct candidate *c = &cands[n++];
 			c->worker = w;
 			c->impl = impl;
-			predict(d, &cache, task, w, ctx, impl, &c->length, &c->energy);
+			predict(d, &cache, task, q->arch, impl, &c->length, &c->energy);
 			c->transfer = transfer;
 			c->ntasks = ntasks;
 			/* Data come while the queue drains (prefetch); the
@@ -447,6 +482,7 @@ static int commit(struct dm_data *d, struct starpu_task *task, const struct cand
 	q->exp_len += transfer + booked_length(task);
 	q->exp_end = q->exp_start + q->exp_len;
 	task->predicted_start = q->exp_end - booked_length(task);
+	publish(q);
 	enqueue_locked(d, q, task);
 	atomic_fetch_add_explicit(&q->ntasks, 1, memory_order_relaxed);
 	os_mutex_unlock(&q->lock);
@@ -525,6 +561,7 @@ static struct starpu_task *dm_pop(unsigned ctx)
 			q->exp_len = 0.0;
 		q->exp_start = starpu_timing_now() + len;
 		q->exp_end = q->exp_start + q->exp_len;
+		publish(q);
 	}
 	os_mutex_unlock(&q->lock);
 	return task;
@@ -548,6 +585,7 @@ static void dm_pre_exec(struct starpu_task *task, unsigned ctx)
 	}
 	q->exp_start = starpu_timing_now() + booked_length(task);
 	q->exp_end = q->exp_start + q->exp_len;
+	publish(q);
 	os_mutex_unlock(&q->lock);
 }
 
@@ -563,6 +601,7 @@ static void dm_post_exec(struct starpu_task *task, unsigned ctx)
 	os_mutex_lock(&q->lock);
 	q->exp_start = starpu_timing_now();
 	q->exp_end = q->exp_start + q->exp_len;
+	publish(q);
 	os_mutex_unlock(&q->lock);
 }
 
@@ -581,6 +620,7 @@ static void dm_add_workers(unsigned ctx, int *ids, unsigned n)
 			q->exp_start = now;
 			q->exp_len = 0.0;
 			q->exp_end = now;
+			publish(q);
 		}
 		atomic_store_explicit(&q->member, 1, memory_order_release);
 		os_mutex_unlock(&q->lock);
@@ -608,6 +648,7 @@ static void dm_remove_workers(unsigned ctx, int *ids, unsigned n)
 		atomic_store_explicit(&q->ntasks, 0, memory_order_relaxed);
 		q->exp_len = 0.0;
 		q->exp_end = q->exp_start;
+		publish(q);
 		os_mutex_unlock(&q->lock);
 	}
 	struct starpu_task *t;
