@@ -142,6 +142,31 @@ static int find_devices(const struct sim_boot *b, const char *prefix, int arch, 
 
 static int platform_scan(const struct sim_boot *b, char *err, size_t errsize);
 
+/* A simulation that ends before main() returns: every simulated thread
+ * (the application's and the runtime's) waits for another, a deadlock,
+ * which SimGrid detects and ends the run on. Said, and the process exits
+ * with this status instead of main()'s. */
+#define SIM_DEADLOCK_STATUS 3
+
+static int attached;		/* started by sg_boot_attach: main is an attached actor */
+static int deadlocked;
+
+/* SimGrid's deadlock signal, before it kills the actors: an attached main
+ * would die of it (abort) before saying anything, so the process ends
+ * here; a hijacked main's simgrid_run returns to sg_boot_hijack. */
+static void on_deadlock(void)
+{
+	deadlocked = 1;
+	fprintf(stderr, "[vela] error: the simulation stopped at %.6f s of simulated time before main() returned: "
+		"every simulated thread was waiting and none could be woken (a deadlock; VELA_SIMGRID_VERBOSE=1 "
+		"lists the threads); exit status %d\n", sg_clock(), SIM_DEADLOCK_STATUS);
+	if (attached)
+	{
+		fflush(NULL);
+		_exit(SIM_DEADLOCK_STATUS);
+	}
+}
+
 /* SimGrid's argv: ours, never the application's. */
 static int engine_start(const struct sim_boot *b, const char *factory, void (*maestro)(void *), char *err,
 			size_t errsize)
@@ -180,6 +205,8 @@ static int engine_start(const struct sim_boot *b, const char *factory, void (*ma
 	if (maestro)
 		simgrid_set_maestro(maestro, NULL);
 	simgrid_init(&ac, av);
+	attached = maestro != NULL;
+	sg_on_deadlock(on_deadlock);
 	sg_self_configure();
 	sg_delay_setup();
 
@@ -236,7 +263,7 @@ static int platform_scan(const struct sim_boot *b, char *err, size_t errsize)
 /* Hijack: this, the process's initial thread, becomes maestro. */
 
 static sim_main_fn app_main;
-static int app_argc, app_ret;
+static int app_argc, app_ret, app_returned;
 static char **app_argv, **app_envp;
 
 static void main_actor(int argc, char **argv)
@@ -245,6 +272,7 @@ static void main_actor(int argc, char **argv)
 	(void) argv;
 	sg_self_enter(&main_thread);
 	app_ret = app_main(app_argc, app_argv, app_envp);
+	app_returned = 1;
 	sg_self_leave(&main_thread);
 }
 
@@ -267,6 +295,15 @@ int sg_boot_hijack(const struct sim_boot *b, sim_main_fn main, int argc, char **
 	sg_actor_start(a, main_actor, 0, NULL);
 	simgrid_run();
 	sg_over = 1;
+	if (!app_returned)
+	{
+		/* The run would otherwise end here as if main() had returned 0. */
+		if (!deadlocked)
+			fprintf(stderr, "[vela] error: the simulation ended before main() returned; exit status %d\n",
+				SIM_DEADLOCK_STATUS);
+		*main_ret = SIM_DEADLOCK_STATUS;
+		return 0;
+	}
 	*main_ret = app_ret;
 	return 0;
 }

@@ -184,6 +184,44 @@ done:
 	free(r);
 }
 
+/* Lets the transfer thread start the requests queued in q, as many as the
+ * prefetch limit leaves room for (q->lock held): what a look of the node's
+ * worker does (data_progress). */
+static void release_locked(struct request_queue *q, unsigned node, int idle)
+{
+	unsigned n = 0;
+	for (int level = 0; level <= idle; level++)
+		for (struct request *r = q->head[level]; r; r = r->next)
+			n++;
+	if (copy_fifo && prefetches_limited(node))
+	{
+		unsigned room = q->running < PREFETCH_AHEAD ? PREFETCH_AHEAD - (unsigned) q->running : 0;
+		n = n < room ? n : room;
+	}
+	if (n > q->released)
+	{
+		q->released = n;
+		os_cond_broadcast(&q->cond);
+	}
+}
+
+/* Whether every worker of node is asleep: none will look at its requests
+ * before something wakes it. */
+static int node_workers_asleep(unsigned node)
+{
+	int any = 0;
+	for (unsigned i = 0; i < rt.nworkers; i++)
+	{
+		const struct worker *w = &rt.workers[i];
+		if (w->memory_node != node)
+			continue;
+		if (atomic_load_explicit(&w->status, memory_order_acquire) != WS_SLEEPING)
+			return 0;
+		any = 1;
+	}
+	return any;
+}
+
 /* Takes the first request of q, regular ones first (q->lock held). */
 static struct request *pop_locked(struct request_queue *q, int idle)
 {
@@ -211,6 +249,13 @@ static void *transfer_thread(void *arg)
 		q->thread_self = os_thread_self();
 	for (;;)
 	{
+		/* Requests queued while the node's worker sleeps (a prefetch the
+		 * application asked for, or those the limit held back when it
+		 * last looked): it would start them once woken, as a prefetch
+		 * wakes a real device's worker; nothing else would, and an
+		 * unregistration waiting for them would never end. */
+		if (!q->released && !q->stop && (q->head[0] || q->head[1]) && node_workers_asleep(node))
+			release_locked(q, node, 1);
 		struct request *r = q->released || q->stop ? pop_locked(q, 1) : NULL;
 		if (!r)
 		{
@@ -299,20 +344,7 @@ int data_progress(unsigned node, int idle)
 	{
 		/* Its transfer thread runs them: let it start what is queued. */
 		os_mutex_lock(&q->lock);
-		unsigned n = 0;
-		for (int level = 0; level <= idle; level++)
-			for (struct request *r = q->head[level]; r; r = r->next)
-				n++;
-		if (copy_fifo && prefetches_limited(node))
-		{
-			unsigned room = q->running < PREFETCH_AHEAD ? PREFETCH_AHEAD - (unsigned) q->running : 0;
-			n = n < room ? n : room;
-		}
-		if (n > q->released)
-		{
-			q->released = n;
-			os_cond_broadcast(&q->cond);
-		}
+		release_locked(q, node, idle);
 		os_mutex_unlock(&q->lock);
 		return 0;
 	}

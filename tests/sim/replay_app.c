@@ -16,6 +16,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define BS 128
 
@@ -39,8 +40,66 @@ static struct starpu_codelet syrk_cl = { .cpu_funcs = { nothing }, .cuda_funcs =
 static struct starpu_codelet gemm_cl = { .cpu_funcs = { nothing }, .cuda_funcs = { vela_sim_placeholder }, .nbuffers = 3,
 					 .modes = { STARPU_R, STARPU_R, STARPU_RW }, .model = &gemm_model, .name = "gemm" };
 
+/* An application that waits for a task that can never run: it depends on
+ * a tag nothing triggers (tests/sim/check_deadlock.sh). A real run would
+ * hang; a simulated one must say so and fail. */
+static int deadlock(void)
+{
+	int ret = starpu_init(NULL);
+	if (ret == -ENODEV)
+		return 77;
+	STARPU_CHECK_RETURN_VALUE(ret, "starpu_init");
+	starpu_tag_declare_deps((starpu_tag_t) 1, 1, (starpu_tag_t) 2);
+	struct starpu_task *t = starpu_task_create();
+	t->cl = NULL;
+	t->use_tag = 1;
+	t->tag_id = 1;
+	ret = starpu_task_submit(t);
+	STARPU_CHECK_RETURN_VALUE(ret, "starpu_task_submit");
+	starpu_task_wait_for_all();
+	printf("returned\n");
+	starpu_shutdown();
+	return 0;
+}
+
+/* Prefetches of 8 tiles to the first GPU with no task, then their
+ * unregistration (tests/sim/check_deadlock.sh): the copies must run. */
+static int prefetch_only(void)
+{
+	int ret = starpu_init(NULL);
+	if (ret == -ENODEV)
+		return 77;
+	STARPU_CHECK_RETURN_VALUE(ret, "starpu_init");
+	int gpu = starpu_worker_get_by_type(STARPU_CUDA_WORKER, 0);
+	if (gpu < 0)
+	{
+		fprintf(stderr, "prefetch: no CUDA worker\n");
+		starpu_shutdown();
+		return 1;
+	}
+	unsigned node = starpu_worker_get_memory_node((unsigned) gpu);
+	enum { N = 8 };
+	static double a[N][BS * BS];
+	starpu_data_handle_t h[N];
+	for (int i = 0; i < N; i++)
+	{
+		starpu_matrix_data_register(&h[i], STARPU_MAIN_RAM, (uintptr_t) a[i], BS, BS, BS, sizeof(double));
+		ret = starpu_data_prefetch_on_node(h[i], node, 1);
+		STARPU_CHECK_RETURN_VALUE(ret, "starpu_data_prefetch_on_node");
+	}
+	for (int i = 0; i < N; i++)
+		starpu_data_unregister(h[i]);
+	printf("prefetched: %d\n", N);
+	starpu_shutdown();
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "deadlock"))
+		return deadlock();
+	if (argc > 1 && !strcmp(argv[1], "prefetch"))
+		return prefetch_only();
 	int nt = argc > 1 ? atoi(argv[1]) : 4;
 	if (nt < 1 || nt > 64)
 	{
