@@ -62,8 +62,9 @@ static int deadlock(void)
 	return 0;
 }
 
-/* Prefetches of 8 tiles to the first GPU with no task, then their
- * unregistration (tests/sim/check_deadlock.sh): the copies must run. */
+/* Prefetches of 8 tiles to the first GPU (or OpenCL device) with no task,
+ * then their unregistration (tests/sim/check_deadlock.sh): the copies
+ * must run. */
 static int prefetch_only(void)
 {
 	int ret = starpu_init(NULL);
@@ -72,8 +73,10 @@ static int prefetch_only(void)
 	STARPU_CHECK_RETURN_VALUE(ret, "starpu_init");
 	int gpu = starpu_worker_get_by_type(STARPU_CUDA_WORKER, 0);
 	if (gpu < 0)
+		gpu = starpu_worker_get_by_type(STARPU_OPENCL_WORKER, 0);
+	if (gpu < 0)
 	{
-		fprintf(stderr, "prefetch: no CUDA worker\n");
+		fprintf(stderr, "prefetch: no CUDA or OpenCL worker\n");
 		starpu_shutdown();
 		return 1;
 	}
