@@ -148,23 +148,17 @@ static int platform_scan(const struct sim_boot *b, char *err, size_t errsize);
  * with this status instead of main()'s. */
 #define SIM_DEADLOCK_STATUS 3
 
-static int attached;		/* started by sg_boot_attach: main is an attached actor */
-static int deadlocked;
-
-/* SimGrid's deadlock signal, before it kills the actors: an attached main
- * would die of it (abort) before saying anything, so the process ends
- * here; a hijacked main's simgrid_run returns to sg_boot_hijack. */
+/* SimGrid's deadlock signal, before it kills the actors. The process ends
+ * here: killed, the actors unwind stacks the rest of the process cannot
+ * use any more (an attached main aborts; a leak checker at exit walks
+ * them and crashes), and main() will not return anyway. */
 static void on_deadlock(void)
 {
-	deadlocked = 1;
 	fprintf(stderr, "[vela] error: the simulation stopped at %.6f s of simulated time before main() returned: "
 		"every simulated thread was waiting and none could be woken (a deadlock; VELA_SIMGRID_VERBOSE=1 "
 		"lists the threads); exit status %d\n", sg_clock(), SIM_DEADLOCK_STATUS);
-	if (attached)
-	{
-		fflush(NULL);
-		_exit(SIM_DEADLOCK_STATUS);
-	}
+	fflush(NULL);
+	_exit(SIM_DEADLOCK_STATUS);
 }
 
 /* SimGrid's argv: ours, never the application's. */
@@ -205,7 +199,6 @@ static int engine_start(const struct sim_boot *b, const char *factory, void (*ma
 	if (maestro)
 		simgrid_set_maestro(maestro, NULL);
 	simgrid_init(&ac, av);
-	attached = maestro != NULL;
 	sg_on_deadlock(on_deadlock);
 	sg_self_configure();
 	sg_delay_setup();
@@ -298,9 +291,8 @@ int sg_boot_hijack(const struct sim_boot *b, sim_main_fn main, int argc, char **
 	if (!app_returned)
 	{
 		/* The run would otherwise end here as if main() had returned 0. */
-		if (!deadlocked)
-			fprintf(stderr, "[vela] error: the simulation ended before main() returned; exit status %d\n",
-				SIM_DEADLOCK_STATUS);
+		fprintf(stderr, "[vela] error: the simulation ended before main() returned; exit status %d\n",
+			SIM_DEADLOCK_STATUS);
 		*main_ret = SIM_DEADLOCK_STATUS;
 		return 0;
 	}
