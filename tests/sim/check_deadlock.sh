@@ -12,6 +12,7 @@
 #     dm, which places tasks without looking at their data (the Cholesky
 #     on dgx-a100 with 8 GPUs, costs on, and on epyc2-4xa100-pcie with 4;
 #     the latter stopped in a build without CUDA kernels only).
+#     Then every policy the runtime lists, on dgx-a100 with 3 GPUs.
 #  2. An application that waits for a task that can never run (it depends
 #     on a tag nothing triggers; a real run would hang) exits with status
 #     3 and one line saying the simulation stopped before main() returned,
@@ -40,6 +41,17 @@ for case in dgx-a100:8 epyc2-4xa100-pcie:4; do
 	rc=$?
 	[ "$rc" = 0 ] || { problem "dm, $case: exit status $rc"; cat "$tmp/dm.err"; }
 	grep -q "time= *[0-9]" "$tmp/dm.out" || { problem "dm, $case: no time printed"; cat "$tmp/dm.out" "$tmp/dm.err"; }
+done
+
+# Every policy gives a result on a simulated machine with 3 GPUs (each
+# policy the runtime lists, so that a new one is covered too).
+pols=$(STARPU_SCHED=help STARPU_SIMGRID=0 "$chol" -q -n 128 -b 64 -s eager 2>&1 | sed -n 's/^\([a-z0-9-]*\) *-> .*/\1/p' | sort -u)
+[ "$(echo "$pols" | wc -w)" -ge 10 ] || problem "the policy list could not be read: $pols"
+for s in $pols; do
+	STARPU_SIMGRID_PLATFORM="$top_srcdir/platforms/dgx-a100.platform.v4.xml" STARPU_PERF_MODEL_DIR="$top_srcdir/perfmodels/dgx-a100" \
+		STARPU_HOSTNAME=dgx-a100 STARPU_NCUDA=3 timeout 120 "$chol" -n 7680 -b 960 -s "$s" -r 1 --no-check >"$tmp/p.out" 2>"$tmp/p.err" ||
+		{ problem "policy $s, dgx-a100 with 3 GPUs: exit status $?"; cat "$tmp/p.err"; }
+	grep -q "time= *[0-9]" "$tmp/p.out" || problem "policy $s, dgx-a100 with 3 GPUs: no time printed"
 done
 
 unset STARPU_NCUDA
