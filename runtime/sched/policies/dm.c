@@ -70,11 +70,6 @@ struct dm_data
 	enum dm_kind kind;
 	double alpha, beta, gamma, idle_power;
 	unsigned nworkers;		/* size of w[] (every worker of the machine) */
-	/* A push reads the queues' expectations without their locks: the
-	 * policy's critical sections never wait (dmdar's and dmdas's pops ask
-	 * data handles under the queue's lock, so theirs may), and a push
-	 * taking the lock would only read the same figures later. */
-	int lockless_reads;
 	struct dm_worker w[];
 };
 
@@ -103,7 +98,6 @@ static void dm_init_common(unsigned ctx, enum dm_kind kind)
 		abort();
 	d->kind = kind;
 	d->nworkers = n;
-	d->lockless_reads = kind == DM_DM || kind == DM_DMDA;
 	d->alpha = 1.0;
 	if (kind != DM_DM)
 	{
@@ -196,7 +190,7 @@ static unsigned task_missing_on(struct starpu_task *task, unsigned node)
  * lock is held). */
 #define DMDAR_LOOKAHEAD 32
 
-static struct starpu_task *dequeue_locked(struct dm_data *d, struct dm_worker *q, int workerid)
+static struct starpu_task *dequeue_locked(struct dm_data *d, struct dm_worker *q)
 {
 	struct starpu_task *task = starpu_task_list_front(&q->tasks);
 	if (task && d->kind == DM_DMDAS)
@@ -204,7 +198,7 @@ static struct starpu_task *dequeue_locked(struct dm_data *d, struct dm_worker *q
 		/* As StarPU's dmdas: among the tasks of the first one's
 		 * priority, the first whose data are all on the node, else the
 		 * one with the fewest missing. */
-		unsigned node = starpu_worker_get_memory_node((unsigned) workerid);
+		unsigned node = q->node;
 		int first_prio = task->priority;
 		unsigned best_missing = UINT_MAX;
 		for (struct starpu_task *t = task; t && t->priority >= first_prio; t = t->next)
@@ -221,7 +215,7 @@ static struct starpu_task *dequeue_locked(struct dm_data *d, struct dm_worker *q
 	}
 	else if (task && d->kind == DM_DMDAR)
 	{
-		unsigned node = starpu_worker_get_memory_node((unsigned) workerid);
+		unsigned node = q->node;
 		unsigned k = 0;
 		for (struct starpu_task *t = task; t && k < DMDAR_LOOKAHEAD; t = t->next, k++)
 			if (task_ready_on(t, node))
@@ -242,6 +236,15 @@ static struct starpu_task *dequeue_locked(struct dm_data *d, struct dm_worker *q
 static double booked_length(const struct starpu_task *task)
 {
 	return isnan(task->predicted) ? 0.0 : task->predicted;
+}
+
+/* Whether a push reads the queues' expectations without their locks (the
+ * published copies): dm's and dmda's critical sections never wait, so a
+ * push taking the lock would only read the same figures; dmdar's and
+ * dmdas's pops ask data handles under the queue's lock, so theirs may. */
+static int reads_unlocked(const struct dm_data *d)
+{
+	return d->kind == DM_DM || d->kind == DM_DMDA;
 }
 
 /* Caller holds q->lock, having changed exp_start or exp_len. */
@@ -330,7 +333,7 @@ struct candidate
 
 /* Fills cands with every (member worker, implementation) able to run task;
  * returns how many. */
-static unsigned list_candidates(struct dm_data *d, unsigned ctx, struct starpu_task *task,
+static unsigned list_candidates(struct dm_data *d, struct starpu_task *task,
 				struct candidate *cands, unsigned max)
 {
 	struct pred_cache cache;
@@ -364,7 +367,7 @@ static unsigned list_candidates(struct dm_data *d, unsigned ctx, struct starpu_t
 			continue;
 		double start, len;
 		int ntasks;
-		if (d->lockless_reads)
+		if (reads_unlocked(d))
 		{
 			start = atomic_load_explicit(&q->pub_start, memory_order_relaxed);
 			len = atomic_load_explicit(&q->pub_len, memory_order_relaxed);
@@ -502,7 +505,7 @@ static int dm_push(struct starpu_task *task)
 	int ret = -ENODEV;
 	for (int attempt = 0; attempt < 8; attempt++)
 	{
-		unsigned n = list_candidates(d, ctx, task, cands, max);
+		unsigned n = list_candidates(d, task, cands, max);
 		if (n == 0)
 			break;
 		const struct candidate *c = choose(d, cands, n);
@@ -514,10 +517,10 @@ static int dm_push(struct starpu_task *task)
 			 * its own length. It stays in the bundle (as in StarPU
 			 * 1.3) until the application removes it or it is
 			 * freed. */
-			struct starpu_perfmodel_arch *arch = starpu_worker_get_perf_archtype(c->worker, ctx);
+			struct starpu_perfmodel_arch *arch = d->w[c->worker].arch;
 			task->predicted = starpu_task_expected_length(task, arch, c->impl);
 			task->predicted_transfer = starpu_task_expected_data_transfer_time(
-				starpu_worker_get_memory_node((unsigned) c->worker), task);
+				d->w[c->worker].node, task);
 		}
 		/* The worker runs the implementation we chose. */
 		starpu_task_set_implementation(task, c->impl);
@@ -550,7 +553,7 @@ static struct starpu_task *dm_pop(unsigned ctx)
 	if (atomic_load_explicit(&q->ntasks, memory_order_relaxed) == 0)
 		return NULL;
 	os_mutex_lock(&q->lock);
-	struct starpu_task *task = dequeue_locked(d, q, me);
+	struct starpu_task *task = dequeue_locked(d, q);
 	if (task)
 	{
 		double len = booked_length(task);
