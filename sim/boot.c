@@ -256,7 +256,7 @@ static int platform_scan(const struct sim_boot *b, char *err, size_t errsize)
 /* Hijack: this, the process's initial thread, becomes maestro. */
 
 static sim_main_fn app_main;
-static int app_argc, app_ret, app_returned;
+static int app_argc, app_ret;
 static char **app_argv, **app_envp;
 
 static void main_actor(int argc, char **argv)
@@ -265,7 +265,6 @@ static void main_actor(int argc, char **argv)
 	(void) argv;
 	sg_self_enter(&main_thread);
 	app_ret = app_main(app_argc, app_argv, app_envp);
-	app_returned = 1;
 	sg_self_leave(&main_thread);
 }
 
@@ -287,15 +286,7 @@ int sg_boot_hijack(const struct sim_boot *b, sim_main_fn main, int argc, char **
 	sg_core->set_backend(&os_sg_ops);
 	sg_actor_start(a, main_actor, 0, NULL);
 	simgrid_run();
-	sg_over = 1;
-	if (!app_returned)
-	{
-		/* The run would otherwise end here as if main() had returned 0. */
-		fprintf(stderr, "[vela] error: the simulation ended before main() returned; exit status %d\n",
-			SIM_DEADLOCK_STATUS);
-		*main_ret = SIM_DEADLOCK_STATUS;
-		return 0;
-	}
+	sg_over = 1;	/* main() returned: a deadlock ended the process (on_deadlock) */
 	*main_ret = app_ret;
 	return 0;
 }
