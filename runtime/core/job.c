@@ -5,6 +5,7 @@
 #include "core/sched_ctx.h"
 #include "core/rt.h"
 #include "core/tags.h"
+#include "core/task_pool.h"
 #include "core/workers.h"
 #include "data/data.h"
 #include "sched/sched.h"
@@ -468,48 +469,20 @@ void job_term_release(struct job *job)
 }
 
 /* ------------------------------------------------------------------ */
-/* Tasks from starpu_task_create(). Freed tasks are kept a while in a FIFO
- * before reuse: allocation stays cheap, and a task used after destruction
- * is usually caught (its magic is dead). */
+/* Tasks from starpu_task_create(), their memory from task_pool.c. A
+ * destroyed task's magic is dead: a task used after its destruction is
+ * usually caught (the pool keeps freed tasks a while before reuse). */
 
-#define TASK_MAGIC 42
 #define TASK_DEAD_MAGIC 0x0dead
-
-struct task_block
-{
-	struct starpu_task task;
-	struct task_block *pool_next;
-};
-
-#define POOL_KEEP 256		/* freed tasks kept before reuse */
-#define POOL_MAX 4096		/* beyond this, tasks go back to malloc */
-
-static os_mutex_t pool_lock = OS_MUTEX_INITIALIZER;
-static struct task_block *pool_head, *pool_tail;
-static unsigned pool_count;
 
 struct starpu_task *job_alloc_task(void)
 {
-	struct task_block *b = NULL;
-	os_mutex_lock(&pool_lock);
-	if (pool_count > POOL_KEEP)
-	{
-		b = pool_head;
-		pool_head = b->pool_next;
-		if (!pool_head)
-			pool_tail = NULL;
-		pool_count--;
-	}
-	os_mutex_unlock(&pool_lock);
-	if (!b)
-	{
-		b = malloc(sizeof(*b));
-		if (!b)
-			return NULL;
-	}
-	starpu_task_init(&b->task);
-	job_get(&b->task)->created = 1;
-	return &b->task;
+	struct starpu_task *task = task_pool_get();
+	if (!task)
+		return NULL;
+	starpu_task_init(task);
+	job_get(task)->created = 1;
+	return task;
 }
 
 static void free_task_args(struct starpu_task *task)
@@ -543,24 +516,7 @@ void job_destroy_task(struct starpu_task *task)
 	task->dyn_handles = NULL;
 	task->dyn_modes = NULL;
 	task->magic = TASK_DEAD_MAGIC;
-	struct task_block *b = (struct task_block *) ((char *) task - offsetof(struct task_block, task));
-	b->pool_next = NULL;
-	struct task_block *to_free = NULL;
-	os_mutex_lock(&pool_lock);
-	if (pool_count >= POOL_MAX)
-	{
-		to_free = pool_head;
-		pool_head = to_free->pool_next;
-		pool_count--;
-	}
-	if (pool_tail)
-		pool_tail->pool_next = b;
-	else
-		pool_head = b;
-	pool_tail = b;
-	pool_count++;
-	os_mutex_unlock(&pool_lock);
-	free(to_free);
+	task_pool_put(task);
 }
 
 int job_task_is_dead(const struct starpu_task *task)
@@ -583,17 +539,3 @@ void job_release_task(struct starpu_task *task)
 	}
 }
 
-__attribute__((destructor)) static void pool_free_all(void)
-{
-	os_mutex_lock(&pool_lock);
-	struct task_block *b = pool_head;
-	pool_head = pool_tail = NULL;
-	pool_count = 0;
-	os_mutex_unlock(&pool_lock);
-	while (b)
-	{
-		struct task_block *next = b->pool_next;
-		free(b);
-		b = next;
-	}
-}

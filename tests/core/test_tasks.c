@@ -357,6 +357,49 @@ static void test_destroy_detached(void)
 	starpu_shutdown();
 }
 
+/* More tasks alive at once than one chunk of the task pool holds (about
+ * 2,500 per 2 MiB; runtime/core/task_pool.c), all destroyed, then as many
+ * again: every task comes initialised, none overlaps another, and the
+ * chunks emptied go back without harm (ASan would see a reuse of memory
+ * returned to the system). */
+static void test_many_tasks(void)
+{
+	CU_ASSERT_EQUAL_FATAL(start(1, NULL), 0);
+	enum { N = 12000 };
+	struct starpu_task **t = malloc(N * sizeof(*t));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	for (int round = 0; round < 2; round++)
+	{
+		for (int i = 0; i < N; i++)
+		{
+			t[i] = starpu_task_create();
+			CU_ASSERT_PTR_NOT_NULL_FATAL(t[i]);
+			CU_ASSERT_PTR_NULL(t[i]->cl);
+			CU_ASSERT_EQUAL(t[i]->priority, STARPU_DEFAULT_PRIO);
+			CU_ASSERT_EQUAL(t[i]->destroy, 1);
+			t[i]->tag_id = (starpu_tag_t) i;	/* marks the memory */
+		}
+		int distinct = 1;
+		for (int i = 0; i < N; i++)
+			distinct &= t[i]->tag_id == (starpu_tag_t) i;
+		CU_ASSERT(distinct);
+		for (int i = 0; i < N; i++)
+			starpu_task_destroy(t[i]);
+	}
+	/* The pool still gives tasks that run. */
+	atomic_store(&counter, 0);
+	for (int i = 0; i < 100; i++)
+	{
+		struct starpu_task *task = starpu_task_create();
+		task->cl = &count_cl;
+		CU_ASSERT_EQUAL(starpu_task_submit(task), 0);
+	}
+	CU_ASSERT_EQUAL(starpu_task_wait_for_all(), 0);
+	CU_ASSERT_EQUAL(atomic_load(&counter), 100);
+	free(t);
+	starpu_shutdown();
+}
+
 static void test_stack_task(void)
 {
 	CU_ASSERT_EQUAL_FATAL(start(-1, NULL), 0);
@@ -894,6 +937,7 @@ static const struct vtest_case basic_cases[] =
 	{ "submit_from_callback", test_submit_from_callback },
 	{ "null_codelet", test_null_codelet },
 	{ "destroy_detached", test_destroy_detached },
+	{ "many_tasks", test_many_tasks },
 	{ "stack_task", test_stack_task },
 	{ "regenerate", test_regenerate },
 	VTEST_END

@@ -45,7 +45,7 @@ done
 
 # Every policy gives a result on a simulated machine with 3 GPUs (each
 # policy the runtime lists, so that a new one is covered too).
-pols=$(STARPU_SCHED=help STARPU_SIMGRID=0 "$chol" -q -n 128 -b 64 -s eager 2>&1 | sed -n 's/^\([a-z0-9-]*\) *-> .*/\1/p' | sort -u)
+pols=$(STARPU_SCHED=help STARPU_SIMGRID=0 STARPU_PERF_MODEL_DIR="$tmp" "$chol" -q -n 128 -b 64 -s eager 2>&1 | sed -n 's/^\([a-z0-9-]*\) *-> .*/\1/p' | sort -u)
 [ "$(echo "$pols" | wc -w)" -ge 10 ] || problem "the policy list could not be read: $pols"
 for s in $pols; do
 	STARPU_SIMGRID_PLATFORM="$top_srcdir/platforms/dgx-a100.platform.v4.xml" STARPU_PERF_MODEL_DIR="$top_srcdir/perfmodels/dgx-a100" \
