@@ -115,16 +115,19 @@ int data_prefetch(starpu_data_handle_t h, unsigned node, int idle)
 {
 	if (node >= mem_nnodes)
 		return -EINVAL;
-	struct request *r = malloc(sizeof(*r));
-	if (!r)
-		return -ENOMEM;
 	os_mutex_lock(&h->lock);
 	struct data_replicate *rep = data_rep(h, node);
 	if (rep_valid(rep) || rep->requested || rep->transferring)
 	{
+		/* The common case (a CPU worker's data in RAM): nothing to do. */
 		os_mutex_unlock(&h->lock);
-		free(r);
 		return 0;
+	}
+	struct request *r = malloc(sizeof(*r));
+	if (!r)
+	{
+		os_mutex_unlock(&h->lock);
+		return -ENOMEM;
 	}
 	rep->requested = 1;
 	h->nrefs++;	/* unregistration waits for the prefetch */

@@ -28,7 +28,8 @@ uint32_t pm_handle_footprint(starpu_data_handle_t handle)
 static starpu_perfmodel_per_arch_size_base per_arch_size_base(struct starpu_perfmodel *model, int comb, unsigned impl)
 {
 	struct starpu_perfmodel_state *st = __atomic_load_n(&model->state, __ATOMIC_ACQUIRE);
-	if (!st || comb < 0 || impl >= STARPU_MAXIMPLEMENTATIONS)
+	if (!st || comb < 0 || impl >= STARPU_MAXIMPLEMENTATIONS ||
+	    !atomic_load_explicit(&st->pa_given, memory_order_relaxed))
 		return NULL;
 	starpu_perfmodel_per_arch_size_base f = NULL;
 	os_rwlock_rdlock(&st->lock);

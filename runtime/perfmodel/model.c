@@ -638,6 +638,7 @@ struct starpu_perfmodel_per_arch *starpu_perfmodel_get_model_per_arch(struct sta
 	struct starpu_perfmodel_state *st = comb < 0 ? NULL : pm_state_get(model);
 	if (!st)
 		return NULL;
+	atomic_store_explicit(&st->pa_given, 1, memory_order_relaxed);
 	os_rwlock_wrlock(&st->lock);
 	struct pm_impl *im = pm_state_impl(st, comb, impl);
 	os_rwlock_unlock(&st->lock);

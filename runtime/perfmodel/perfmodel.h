@@ -37,6 +37,7 @@
 #define VELA_PERFMODEL_H
 
 #include <starpu.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include "os/os.h"
 
@@ -250,6 +251,9 @@ struct starpu_perfmodel_state
 	int dirty;			/* new samples since the last save */
 	int reset;			/* STARPU_CALIBRATE=2: the file is replaced, not merged */
 	int file_bad;			/* the file could not be parsed: never overwrite it */
+	/* Some starpu_perfmodel_per_arch was handed out (get_model_per_arch):
+	 * its size_base may be set. Until then predictions skip the look-up. */
+	_Atomic int pa_given;
 	int reported;			/* an error about this model was printed */
 	char *owned_symbol;		/* load_symbol/load_file set model->symbol to it; freed by unload */
 	struct starpu_perfmodel_state *next;		/* registry list, under pm_registry_lock */
