@@ -422,6 +422,35 @@ static void test_membership_churn(void)
 	}
 }
 
+/* ---- STARPU_IDLE_POWER ---- */
+
+/* With alpha = beta = 0 every placement of equal tasks has the same
+ * fitness, and ties go to the first worker; STARPU_IDLE_POWER (times
+ * gamma) charges a placement that ends after every queue would have: the
+ * others idle meanwhile. So the second task goes to the idle worker, and
+ * the tasks alternate. */
+static void test_idle_power(void)
+{
+	vtest_setenv("STARPU_SCHED_ALPHA", "0");
+	vtest_setenv("STARPU_SCHED_BETA", "0");
+	for (int with = 0; with < 2; with++)
+	{
+		vtest_setenv("STARPU_IDLE_POWER", with ? "1000" : NULL);
+		CU_ASSERT_EQUAL_FATAL(start("dmda", 2), 0);
+		calibrate(&bal_cl, 0, 1000.0, 3);
+		reset_counts();
+		submit_paused(&bal_cl, NTASKS);
+		if (with)
+			check_balanced(NTASKS);
+		else
+			CU_ASSERT_EQUAL(atomic_load(&per_worker[0]), NTASKS);
+		starpu_shutdown();
+	}
+	vtest_setenv("STARPU_IDLE_POWER", NULL);
+	vtest_setenv("STARPU_SCHED_ALPHA", NULL);
+	vtest_setenv("STARPU_SCHED_BETA", NULL);
+}
+
 /* ---- STARPU_PREFETCH ---- */
 
 static void test_prefetch_flag(void)
@@ -468,6 +497,7 @@ int main(int argc, char **argv)
 {
 	static const struct vtest_case cases[] = {
 		{ "dm/dmda/dmdas balance equal calibrated tasks over 2 workers", test_balance_calibrated },
+		{ "dmda: STARPU_IDLE_POWER spreads equal-fitness tasks", test_idle_power },
 		{ "dm balances tasks without a model by queue length", test_balance_no_model },
 		{ "dm*: never on a worker whose can_execute refuses", test_never_on_incapable_worker },
 		{ "dm: forced calibration of an uncalibrated implementation", test_forced_calibration },

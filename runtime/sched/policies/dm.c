@@ -328,6 +328,7 @@ struct candidate
 	double length;		/* NaN: not calibrated */
 	double transfer, energy;
 	double end;		/* expected termination (µs) */
+	double qend;		/* the worker's queue's end without the task */
 	int ntasks;
 };
 
@@ -393,6 +394,7 @@ static unsigned list_candidates(struct dm_data *d, struct starpu_task *task,
 			predict(d, &cache, task, q->arch, impl, &c->length, &c->energy);
 			c->transfer = transfer;
 			c->ntasks = ntasks;
+			c->qend = qend;
 			/* Data come while the queue drains (prefetch); the
 			 * transfer also weighs in the fitness (beta), and what of
 			 * it the queue does not hide is booked at commit. */
@@ -406,53 +408,50 @@ static unsigned list_candidates(struct dm_data *d, struct starpu_task *task,
 /* The candidate to use, by the rules in the header comment. */
 static const struct candidate *choose(struct dm_data *d, const struct candidate *cands, unsigned n)
 {
-	const struct candidate *best = NULL;
-	/* Ties go to the first candidate in worker order (CUDA, OpenCL, then
-	 * CPU workers), as in StarPU: the same schedules as its dmda. */
-	/* Forced calibration: an uncalibrated pair wins; the least loaded. */
+	/* One pass for what the rules ask first: ties go to the first
+	 * candidate in worker order (CUDA, OpenCL, then CPU workers), as in
+	 * StarPU: the same schedules as its dmda. */
+	const struct candidate *uncalibrated = NULL;	/* the least loaded */
+	const struct candidate *least_loaded = &cands[0];
+	int unknown = 0;
+	double min_end = INFINITY, max_qend = 0.0;
 	for (unsigned i = 0; i < n; i++)
 	{
 		const struct candidate *c = &cands[i];
-		if (isnan(c->length) && (!best || c->ntasks < best->ntasks))
-			best = c;
+		if (isnan(c->length))
+		{
+			if (!uncalibrated || c->ntasks < uncalibrated->ntasks)
+				uncalibrated = c;
+		}
+		else if (c->length == 0.0)
+			unknown = 1;
+		if (c->ntasks < least_loaded->ntasks)
+			least_loaded = c;
+		if (c->end < min_end)
+			min_end = c->end;
+		if (c->qend > max_qend)
+			max_qend = c->qend;
 	}
-	if (best)
-		return best;
+	/* Forced calibration: an uncalibrated pair wins; the least loaded. */
+	if (uncalibrated)
+		return uncalibrated;
 	/* No prediction at all (no model: 0.0) for some pair: as StarPU, the
 	 * greedy choice, the least loaded in queued tasks. */
-	for (unsigned i = 0; i < n && !best; i++)
-		if (cands[i].length == 0.0)
-			best = &cands[0];
-	if (best)
-	{
-		for (unsigned i = 1; i < n; i++)
-			if (cands[i].ntasks < best->ntasks)
-				best = &cands[i];
-		return best;
-	}
+	if (unknown)
+		return least_loaded;
 
-	double min_end = INFINITY, max_end = 0.0;
-	for (unsigned i = 0; i < n; i++)
-	{
-		if (cands[i].end < min_end)
-			min_end = cands[i].end;
-		if (cands[i].end > max_end)
-			max_end = cands[i].end;
-	}
+	const struct candidate *best = NULL;
 	double best_fit = INFINITY;
+	double idle = d->kind == DM_DM ? 0.0 : d->gamma * d->idle_power / 1e6;
 	for (unsigned i = 0; i < n; i++)
 	{
 		const struct candidate *c = &cands[i];
-		double fit;
-		if (d->kind == DM_DM)
-			fit = c->end;
-		else
-		{
-			fit = d->alpha * (c->end - min_end) + d->beta * c->transfer + d->gamma * c->energy;
-			/* The others idle while this one is the last to finish. */
-			if (c->end > max_end)
-				fit += d->gamma * d->idle_power * (c->end - max_end) / 1e6;
-		}
+		double fit = d->kind == DM_DM ? c->end :
+			d->alpha * (c->end - min_end) + d->beta * c->transfer + d->gamma * c->energy;
+		/* Ending after every queue does: the others idle meanwhile (as
+		 * StarPU, against the queues' ends before this task). */
+		if (idle != 0.0 && c->end > max_qend)
+			fit += idle * (c->end - max_qend);
 		if (!best || fit < best_fit)
 		{
 			best = c;
