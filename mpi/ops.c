@@ -274,7 +274,7 @@ int ops_test(void)
 	 * since the last poll would wait for the poll after (a whole sleep of
 	 * the progression thread, 170 us on a core shared with a worker: the
 	 * stencil's halos took a median 262-296 us from send to envelope
-	 * seen, 109-123 us with this second look; bench/results-simulation.md,
+	 * seen, 109-123 us with this second look; bench/results-cluster-sim.md,
 	 * "cluster_sim_accuracy: halo latency"). A second call sees it. */
 	if (outcount == 0 && RETEST_EMPTY &&
 	    (MPI_Testsome(O.n, O.reqs, &outcount, O.idx, O.st) != MPI_SUCCESS || outcount == MPI_UNDEFINED))

@@ -6,7 +6,7 @@
  * many tasks at once (a simulation of 150k tasks keeps them all, 125 MB)
  * reads each one again long after writing it: with 4 KiB pages nearly every
  * such read also missed the TLB, and the 30,000 page faults of filling them
- * cost 10% of the run (bench/results-simulation.md, "Tasks on huge pages").
+ * cost 10% of the run (bench/results-sim-speed.md, "Tasks on huge pages").
  * Each block is a whole number of cache lines, so a task spans the fewest
  * lines (job_prefetch_task fetches them all).
  *
