@@ -2,11 +2,12 @@
  *
  * Tasks are carved from 2 MiB chunks, 2 MiB-aligned, that the kernel is
  * asked to back with huge pages (MADV_HUGEPAGE; Linux's default leaves
- * transparent huge pages to the regions that ask), all but the first. A program that submits
- * many tasks at once (a simulation of 150k tasks keeps them all, 125 MB)
- * reads each one again long after writing it: with 4 KiB pages nearly every
- * such read also missed the TLB, and the 30,000 page faults of filling them
- * cost 10% of the run (bench/results-sim-speed.md, "Tasks on huge pages").
+ * transparent huge pages to the regions that ask), all but the first. A
+ * program that submits many tasks at once (a simulation of 150k tasks
+ * keeps them all, 125 MB) reads each one again long after writing it:
+ * with 4 KiB pages nearly every such read also missed the TLB, and the
+ * 30,000 page faults of filling them cost 10% of the run
+ * (bench/results-sim-speed.md, "Tasks on huge pages").
  * Each block is a whole number of cache lines, so a task spans the fewest
  * lines (job_prefetch_task fetches them all).
  *
@@ -52,12 +53,10 @@ struct task_block
 
 struct chunk
 {
-	struct chunk *prev, *next;	/* in `partial` while listed */
-	struct chunk *all_prev, *all_next;	/* in `all` */
+	struct chunk *prev, *next;	/* in `partial` while it has room */
 	struct task_block *free;	/* blocks given back */
 	unsigned carved;		/* blocks handed out at least once */
 	unsigned live;			/* handed out and not given back (FIFO included) */
-	unsigned char listed;
 };
 
 /* The header takes the chunk's first lines. */
@@ -70,8 +69,7 @@ struct chunk
 static os_mutex_t pool_lock = OS_MUTEX_INITIALIZER;
 static struct task_block *fifo_head, *fifo_tail;
 static unsigned fifo_count;
-static struct chunk *partial;
-static struct chunk *all;		/* every chunk (LeakSanitizer sees them reachable) */
+static struct chunk *partial;		/* the chunks with room */
 static unsigned nchunks;
 
 static struct task_block *block_at(struct chunk *c, unsigned i)
@@ -91,7 +89,6 @@ static void list_chunk(struct chunk *c)
 	if (partial)
 		partial->prev = c;
 	partial = c;
-	c->listed = 1;
 }
 
 static void unlist_chunk(struct chunk *c)
@@ -102,7 +99,12 @@ static void unlist_chunk(struct chunk *c)
 		partial = c->next;
 	if (c->next)
 		c->next->prev = c->prev;
-	c->listed = 0;
+}
+
+/* Whether every block of c is handed out (it is then not in `partial`). */
+static int chunk_full(const struct chunk *c)
+{
+	return !c->free && c->carved == CHUNK_BLOCKS;
 }
 
 /* A new, empty chunk (not listed), or NULL. */
@@ -132,10 +134,7 @@ static struct chunk *chunk_new(void)
 	p = a;
 #endif
 	struct chunk *c = p;
-	*c = (struct chunk) { .all_next = all };
-	if (all)
-		all->all_prev = c;
-	all = c;
+	*c = (struct chunk) { 0 };
 	nchunks++;
 	return c;
 }
@@ -169,7 +168,7 @@ static struct task_block *carve_locked(void)
 	else
 		b = block_at(c, c->carved++);
 	c->live++;
-	if (!c->free && c->carved == CHUNK_BLOCKS)
+	if (chunk_full(c))
 		unlist_chunk(c);
 	return b;
 }
@@ -178,20 +177,14 @@ static struct task_block *carve_locked(void)
 static struct chunk *give_back_locked(struct task_block *b)
 {
 	struct chunk *c = chunk_of(b);
+	if (chunk_full(c))
+		list_chunk(c);
 	b->pool_next = c->free;
 	c->free = b;
 	c->live--;
-	if (!c->listed)
-		list_chunk(c);
 	if (c->live == 0 && nchunks > 1)
 	{
 		unlist_chunk(c);
-		if (c->all_prev)
-			c->all_prev->all_next = c->all_next;
-		else
-			all = c->all_next;
-		if (c->all_next)
-			c->all_next->all_prev = c->all_prev;
 		nchunks--;
 		return c;
 	}
