@@ -3,9 +3,9 @@
  * Every worker of the context has its own queue and an estimate of when it
  * will be done with it: exp_start (when the task it runs now, if any, should
  * end), exp_len (the predicted lengths of the tasks queued behind it) and
- * exp_end = exp_start + exp_len. A pushed task goes to the (worker,
+ * the queue's end, exp_start + exp_len. A pushed task goes to the (worker,
  * implementation) pair with the best fitness:
- *   dm:    the earliest expected termination, exp_end + predicted length;
+ *   dm:    the earliest expected termination (queue's end + length);
  *   dmda:  alpha * (termination - best termination) + beta * data transfer
  *          time + gamma * energy (+ idle power of the other workers),
  *          STARPU_SCHED_ALPHA/BETA/GAMMA and STARPU_IDLE_POWER as in StarPU;
@@ -54,7 +54,7 @@ struct dm_worker
 	/* Written under lock; read without it to skip empty queues. */
 	_Atomic int ntasks;
 	_Atomic int member;		/* in the context: may be pushed to */
-	double exp_start, exp_len, exp_end;	/* µs, starpu_timing_now() clock */
+	double exp_start, exp_len;	/* µs, starpu_timing_now() clock */
 	/* exp_start and exp_len as of the last update, for the pushes of
 	 * dm and dmda, which read them without the lock (publish()). */
 	_Atomic double pub_start, pub_len;
@@ -475,15 +475,14 @@ static int commit(struct dm_data *d, struct starpu_task *task, const struct cand
 	double now = starpu_timing_now();
 	if (q->exp_start < now)
 		q->exp_start = now;
-	q->exp_end = q->exp_start + q->exp_len;
+	double end = q->exp_start + q->exp_len;
 	/* The part of the transfer the queue ahead does not hide delays the
 	 * queue (StarPU's booking): held until the task starts (pre_exec). */
 	double transfer = task->predicted_transfer;
-	transfer = isnan(transfer) || now + transfer < q->exp_end ? 0.0 : now + transfer - q->exp_end;
+	transfer = isnan(transfer) || now + transfer < end ? 0.0 : now + transfer - end;
 	task->predicted_transfer = transfer;
 	q->exp_len += transfer + booked_length(task);
-	q->exp_end = q->exp_start + q->exp_len;
-	task->predicted_start = q->exp_end - booked_length(task);
+	task->predicted_start = q->exp_start + q->exp_len - booked_length(task);
 	publish(q);
 	enqueue_locked(d, q, task);
 	atomic_fetch_add_explicit(&q->ntasks, 1, memory_order_relaxed);
@@ -562,7 +561,6 @@ static struct starpu_task *dm_pop(unsigned ctx)
 		if (q->exp_len < 0.0)
 			q->exp_len = 0.0;
 		q->exp_start = starpu_timing_now() + len;
-		q->exp_end = q->exp_start + q->exp_len;
 		publish(q);
 	}
 	os_mutex_unlock(&q->lock);
@@ -586,7 +584,6 @@ static void dm_pre_exec(struct starpu_task *task, unsigned ctx)
 			q->exp_len = 0.0;
 	}
 	q->exp_start = starpu_timing_now() + booked_length(task);
-	q->exp_end = q->exp_start + q->exp_len;
 	publish(q);
 	os_mutex_unlock(&q->lock);
 }
@@ -602,7 +599,6 @@ static void dm_post_exec(struct starpu_task *task, unsigned ctx)
 	struct dm_worker *q = &d->w[me];
 	os_mutex_lock(&q->lock);
 	q->exp_start = starpu_timing_now();
-	q->exp_end = q->exp_start + q->exp_len;
 	publish(q);
 	os_mutex_unlock(&q->lock);
 }
@@ -621,7 +617,6 @@ static void dm_add_workers(unsigned ctx, int *ids, unsigned n)
 		{
 			q->exp_start = now;
 			q->exp_len = 0.0;
-			q->exp_end = now;
 			publish(q);
 		}
 		atomic_store_explicit(&q->member, 1, memory_order_release);
@@ -649,7 +644,6 @@ static void dm_remove_workers(unsigned ctx, int *ids, unsigned n)
 			starpu_task_list_push_back(&orphans, t);
 		atomic_store_explicit(&q->ntasks, 0, memory_order_relaxed);
 		q->exp_len = 0.0;
-		q->exp_end = q->exp_start;
 		publish(q);
 		os_mutex_unlock(&q->lock);
 	}
