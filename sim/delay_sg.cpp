@@ -172,11 +172,6 @@ extern "C" void sg_delay_setup(void)
 	}
 }
 
-extern "C" void sg_on_deadlock(void (*cb)(void))
-{
-	simgrid::s4u::Engine::on_deadlock_cb([cb] { cb(); });
-}
-
 extern "C" void sg_delay(sg_delay_slot *d, double seconds)
 {
 	if (!(seconds > 0))

@@ -28,6 +28,11 @@ extern "C" int sg_in_running_actor(void)
 	return a != nullptr && !simgrid::s4u::Actor::is_maestro();
 }
 
+extern "C" void sg_on_deadlock(void (*cb)(void))
+{
+	simgrid::s4u::Engine::on_deadlock_cb([cb] { cb(); });
+}
+
 extern "C" int sg_load_platform(const char *path, char *err, size_t errsize)
 {
 	try

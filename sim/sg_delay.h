@@ -25,9 +25,6 @@ struct sg_delay_slot
  * returns at once), as sg_actor_sleep_for does; sg_sleep is sg_delay for
  * the calling thread. */
 int sg_delay_choose(char *err, size_t errsize);
-/* cb runs when SimGrid finds every actor waiting for another (a deadlock),
- * before it kills them. */
-void sg_on_deadlock(void (*cb)(void));
 void sg_delay_setup(void);
 void sg_delay(struct sg_delay_slot *d, double seconds);
 void sg_sleep(double seconds);

@@ -144,12 +144,15 @@ sg_host_t sg_host_named(const char *name);
 /* The calling actor's struct sg_thread; NULL outside any actor (a plain
  * pthread, or maestro). */
 struct sg_thread *sg_self(void);
-/* simgrid_load_platform without letting a C++ exception through: 0, or -1
- * with SimGrid's reason in err. */
 /* Whether the calling thread is an actor of a simulation already running
  * (not maestro, not a plain thread). */
 int sg_in_running_actor(void);
+/* simgrid_load_platform without letting a C++ exception through: 0, or -1
+ * with SimGrid's reason in err. */
 int sg_load_platform(const char *path, char *err, size_t errsize);
+/* cb runs when SimGrid finds every actor waiting for another (a deadlock),
+ * before it kills them. */
+void sg_on_deadlock(void (*cb)(void));
 /* sg_host_get_route without letting an exception through: 0 and the
  * route's links appended to links (a dynar of sg_link_t), or -1 when the
  * platform has no route between the two hosts. */
