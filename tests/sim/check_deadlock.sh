@@ -22,9 +22,7 @@
 . "$top_srcdir/tests/sim/sim_test_env.sh"
 chol="$top_builddir/examples/cholesky"
 app="$top_builddir/tests/sim/replay_app"
-for f in "$chol" "$app"; do
-	[ -x "$f" ] || { echo "missing $f (build first)"; exit 1; }
-done
+need_built "$chol" "$app"
 
 export STARPU_SIMGRID=1 STARPU_SIMGRID_PLATFORM="$top_srcdir/platforms/epyc2-4xa100-pcie.platform.v4.xml"
 export STARPU_PERF_MODEL_DIR="$top_srcdir/perfmodels/epyc2-4xa100-pcie" STARPU_HOSTNAME=epyc2-4xa100-pcie

@@ -12,9 +12,7 @@
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 . "$top_srcdir/tests/sim/sim_test_env.sh"
 app="$top_builddir/tests/sim/replay_app"
-for f in "$vela" "$app"; do
-	[ -x "$f" ] || { echo "missing $f (build first)"; exit 1; }
-done
+need_built "$vela" "$app"
 cd "$tmp" || exit 1
 STARPU_SIMGRID=1 STARPU_PERF_MODEL_DIR="$top_srcdir/perfmodels/epyc2-4xa100-pcie" STARPU_HOSTNAME=epyc2-4xa100-pcie
 export STARPU_SIMGRID STARPU_PERF_MODEL_DIR STARPU_HOSTNAME

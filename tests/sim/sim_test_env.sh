@@ -6,11 +6,11 @@
 # It defines top_builddir (default: the source tree's build/), vela (the
 # command), VELA_SIM_PLUGIN (exported), tmp (a private directory, removed
 # at exit: a script that needs more at exit sets its own trap and removes
-# it too), fail and problem(); it skips the test (77) when the SimGrid
-# plugin was not built, and gives every run a quiet private STARPU_HOME,
-# the runtime's overhead costs set to 0 (the golden figures leave them
-# out: sim/README.md) and none of the caller's STARPU_* choices of
-# machine, policy, models, traces or simulation: a script sets those it
+# it too), fail, problem() and need_built(); it skips the test (77) when
+# the SimGrid plugin was not built, and gives every run a quiet private
+# STARPU_HOME, the runtime's overhead costs set to 0 (the golden figures
+# leave them out: sim/README.md) and none of the caller's STARPU_* choices
+# of machine, policy, models, traces or simulation: a script sets those it
 # needs after sourcing this.
 : "${top_builddir:=$top_srcdir/build}"
 vela="$top_builddir/tools/vela"
@@ -28,3 +28,9 @@ unset STARPU_SCHED STARPU_NCPU STARPU_NCUDA STARPU_PERF_MODEL_DIR STARPU_HOSTNAM
 	VELA_SIM_FACTORY VELA_SIM_DELAYS VELA_MPI_SHARED_CORES
 fail=0
 problem() { echo "FAIL: $*"; fail=1; }
+# need_built PROGRAM...: fails the test (exit 1) unless each is built.
+need_built() {
+	for f in "$@"; do
+		[ -x "$f" ] || { echo "missing $f (build first)"; exit 1; }
+	done
+}

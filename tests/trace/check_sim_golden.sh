@@ -18,9 +18,7 @@
 . "$top_srcdir/tests/sim/sim_test_env.sh"
 app="$top_builddir/tests/sim/replay_app"
 golden="$top_srcdir/tests/trace/golden"
-for f in "$vela" "$app"; do
-	[ -x "$f" ] || { echo "missing $f (build first)"; exit 1; }
-done
+need_built "$vela" "$app"
 cd "$tmp" || exit 1
 
 # simulate DIR: one simulated, traced run; its trace becomes DIR/sim.vtrace.
