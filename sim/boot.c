@@ -363,6 +363,8 @@ static int boot_join(const struct sim_boot *b, char *err, size_t errsize)
 	host_prefix[n] = '\0';
 	engine_started = joined = 1;
 	sg_self_configure();
+	sg_delay_join();
+	sg_waits_configure();
 	int ret = platform_scan(b, err, errsize);
 	if (ret)
 		return ret;

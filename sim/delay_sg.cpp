@@ -31,9 +31,17 @@
 // the network's: only a timed wait or a time-shared execution ending at
 // the same instant as a delay is woken in another order than before.
 //
+// The same heap holds the deadlines of blocking waits (sg_block): an
+// actor blocks in a simcall until another wakes it (sg_unblock, the
+// plugin's condition variables: os_sg.c) or its deadline comes, with no
+// SimGrid mutex, condition or sleep action (three simcalls and an LMM
+// variable per timed wait otherwise: most of a simulated cluster's
+// solver work, bench/results-cluster-sim.md).
+//
 // A rank of a simulated cluster (joined: one engine, a copy of this plugin
-// per rank, vela-simrun's own sleeps) keeps SimGrid's sleeps: the ranks'
-// delays would otherwise be woken rank by rank, not in one order.
+// per rank) uses the heap of vela-simrun, which compiles this file too
+// and exports it (vsg_delay_service): the ranks' delays and waits wake in
+// one order, by date, as one process's do.
 #include <simgrid/actor.h>
 #include <simgrid/engine.h>
 #include <simgrid/kernel/resource/Model.hpp>
@@ -61,30 +69,80 @@ __attribute__((visibility("hidden"))) double sg_clock_now;
 
 namespace
 {
-struct Delay
-{
-	double date;		// simulated seconds
-	uint64_t step;		// engine steps (solves) before it started
-	uint64_t seq;		// started so far (one order across steps)
-	sg_delay_slot *slot;	// the waiting thread's
-};
+// The heap of due dates: slots, each in it at most once (its index + 1 in
+// heap_at; 0: out), first what ends first: the earliest date, then the
+// earliest step, then, within a step, the last started.
+std::vector<sg_delay_slot *> heap;
 
-// std::priority_queue puts first what compares greatest: the earliest
-// date, then the earliest step, then, within a step, the last started.
-struct Later
+bool before(const sg_delay_slot *a, const sg_delay_slot *b)
 {
-	bool operator()(const Delay &a, const Delay &b) const
+	if (a->date != b->date)
+		return a->date < b->date;
+	if (a->step != b->step)
+		return a->step < b->step;
+	return a->seq > b->seq;
+}
+
+void place(size_t i, sg_delay_slot *d)
+{
+	heap[i] = d;
+	d->heap_at = i + 1;
+}
+
+void sift_up(size_t i)
+{
+	sg_delay_slot *d = heap[i];
+	while (i > 0 && before(d, heap[(i - 1) / 2]))
 	{
-		if (a.date != b.date)
-			return a.date > b.date;
-		if (a.step != b.step)
-			return a.step > b.step;
-		return a.seq < b.seq;
+		place(i, heap[(i - 1) / 2]);
+		i = (i - 1) / 2;
 	}
-};
+	place(i, d);
+}
+
+void sift_down(size_t i)
+{
+	sg_delay_slot *d = heap[i];
+	size_t n = heap.size();
+	for (;;)
+	{
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && before(heap[c + 1], heap[c]))
+			c++;
+		if (!before(heap[c], d))
+			break;
+		place(i, heap[c]);
+		i = c;
+	}
+	place(i, d);
+}
+
+void heap_push(sg_delay_slot *d)
+{
+	heap.push_back(d);
+	sift_up(heap.size() - 1);
+}
+
+void heap_remove(sg_delay_slot *d)
+{
+	if (!d->heap_at)
+		return;
+	size_t i = d->heap_at - 1;
+	d->heap_at = 0;
+	sg_delay_slot *last = heap.back();
+	heap.pop_back();
+	if (last == d)
+		return;
+	heap[i] = last;
+	if (i > 0 && before(last, heap[(i - 1) / 2]))
+		sift_up(i);
+	else
+		sift_down(i);
+}
 
 // One actor runs at a time and the model runs in maestro: no lock.
-std::priority_queue<Delay, std::vector<Delay>, Later> due;
 uint64_t steps, started;
 double precision = 1e-9;	// SimGrid's surf/precision, read at set-up
 // Ends a blocking simcall: ActorImpl::simcall_answer, which SimGrid
@@ -92,20 +150,24 @@ double precision = 1e-9;	// SimGrid's surf/precision, read at set-up
 // it, or with VELA_SIM_DELAYS=simgrid, SimGrid's sleeps are kept).
 void (*answer)(void *actor);
 enum { WANT_DEFAULT, WANT_VELA, WANT_SIMGRID } wanted;
-// Ends the delays due at the engine's date now (SimGrid's test for an
-// action's end: |date - now| < precision, not date < now + precision,
-// which rounds differently).
+// Another copy's heap (a rank of a cluster: vela-simrun's), or none.
+const sg_delay_service *shared;
+
+// Ends the delays and waits due at the engine's date now (SimGrid's test
+// for an action's end: |date - now| < precision, not date < now +
+// precision, which rounds differently).
 void wake(double now)
 {
 	sg_clock_now = now;
 	steps++;
-	while (!due.empty() && due.top().date - now < precision)
+	while (!heap.empty() && heap[0]->date - now < precision)
 	{
-		sg_delay_slot *d = due.top().slot;
-		due.pop();
+		sg_delay_slot *d = heap[0];
+		heap_remove(d);
 		if (d->waiting)
 		{
 			d->waiting = 0;
+			d->timedout = 1;
 			answer(d->actor);
 		}
 	}
@@ -119,13 +181,100 @@ public:
 	DelayModel() : Model("VelaDelays") {}
 	double next_occurring_event(double now) override
 	{
-		return due.empty() ? -1.0 : due.top().date - now;
+		return heap.empty() ? -1.0 : heap[0]->date - now;
 	}
 	void update_actions_state(double now, double) override
 	{
 		wake(now);
 	}
 };
+
+void enter(sg_delay_slot *d, double date)
+{
+	d->date = date;
+	d->step = steps;
+	d->seq = started++;
+	heap_push(d);
+}
+
+void local_delay(sg_delay_slot *d, double seconds)
+{
+	if (!d->actor)
+		d->actor = simgrid::s4u::Actor::self()->get_impl();
+	enter(d, sg_clock_now + (seconds > precision ? seconds : precision));
+	try
+	{
+		// Blocks until wake answers (waiting, set in maestro: a
+		// sg_unblock meant for an earlier wait that comes first only
+		// sets signalled).
+		simgrid::kernel::actor::simcall_blocking([d] { d->waiting = 1; });
+	}
+	catch (...)
+	{
+		d->waiting = 0;	// killed while waiting: nothing to answer
+		heap_remove(d);
+		throw;
+	}
+}
+
+int local_block(sg_delay_slot *d, double deadline)
+{
+	if (!d->actor)
+		d->actor = simgrid::s4u::Actor::self()->get_impl();
+	d->timedout = 0;
+	if (d->signalled)
+	{
+		d->signalled = 0;
+		return 0;
+	}
+	if (deadline >= 0)
+	{
+		double now = sg_clock_now, left = deadline - now;
+		enter(d, now + (left > precision ? left : precision));
+	}
+	try
+	{
+		// In maestro, in the order of the simcalls: a wake-up that
+		// came first (signalled) answers at once.
+		simgrid::kernel::actor::simcall_blocking([d] {
+			if (d->signalled)
+			{
+				d->signalled = 0;
+				heap_remove(d);
+				answer(d->actor);
+			}
+			else
+				d->waiting = 1;
+		});
+	}
+	catch (...)
+	{
+		d->waiting = 0;
+		heap_remove(d);
+		throw;
+	}
+	return d->timedout;
+}
+
+// In maestro (sg_in_kernel).
+void local_unblock(sg_delay_slot *d)
+{
+	if (d->waiting)
+	{
+		d->waiting = 0;
+		heap_remove(d);
+		answer(d->actor);
+	}
+	else
+		d->signalled = 1;
+}
+
+void local_in_kernel(void (*fn)(void *), void *arg)
+{
+	simgrid::kernel::actor::simcall_answered([fn, arg] { fn(arg); });
+}
+
+const sg_delay_service local_service = {local_delay, local_block, local_unblock, local_in_kernel};
 }
 
 extern "C" int sg_delay_choose(char *err, size_t errsize)
@@ -172,28 +321,46 @@ extern "C" void sg_delay_setup(void)
 	}
 }
 
+extern "C" const sg_delay_service *vsg_delay_service(void)
+{
+	return answer ? &local_service : nullptr;
+}
+
+extern "C" void sg_delay_join(void)
+{
+	typedef const sg_delay_service *(*getter)(void);
+	getter get = reinterpret_cast<getter>(dlsym(RTLD_DEFAULT, "vsg_delay_service"));
+	shared = get ? get() : nullptr;
+}
+
+extern "C" int sg_blocking(void)
+{
+	return shared != nullptr || answer != nullptr;
+}
+
 extern "C" void sg_delay(sg_delay_slot *d, double seconds)
 {
 	if (!(seconds > 0))
 		return;		// as sg_actor_sleep_for: no wait, no simcall
-	if (!answer)
-	{
+	if (shared)
+		shared->delay(d, seconds);
+	else if (answer)
+		local_delay(d, seconds);
+	else
 		sg_actor_sleep_for(seconds);
-		return;
-	}
-	if (!d->actor)
-		d->actor = simgrid::s4u::Actor::self()->get_impl();
-	double date = sg_clock_now + (seconds > precision ? seconds : precision);
-	due.push(Delay{date, steps, started++, d});
-	d->waiting = 1;
-	try
-	{
-		// Blocks until wake answers.
-		simgrid::kernel::actor::simcall_blocking([] {});
-	}
-	catch (...)
-	{
-		d->waiting = 0;	// killed while waiting: nothing to answer
-		throw;
-	}
+}
+
+extern "C" int sg_block(sg_delay_slot *d, double deadline)
+{
+	return (shared ? shared : &local_service)->block(d, deadline);
+}
+
+extern "C" void sg_unblock(sg_delay_slot *d)
+{
+	(shared ? shared : &local_service)->unblock(d);
+}
+
+extern "C" void sg_in_kernel(void (*fn)(void *), void *arg)
+{
+	(shared ? shared : &local_service)->in_kernel(fn, arg);
 }

@@ -48,6 +48,15 @@ struct sg_mutex_st
 	sg_cond_t c;
 };
 
+/* A waiter on a condition whose waits are blocking waits (sg_blocking):
+ * on its stack, listed in the condition's FIFO until woken. */
+struct sg_waiter
+{
+	struct sg_delay_slot *slot;
+	struct sg_waiter *next, *prev;
+	int listed;
+};
+
 struct sg_cond_st
 {
 	uint32_t magic;
@@ -55,6 +64,7 @@ struct sg_cond_st
 	uint64_t seq;			/* signals given so far */
 	sg_mutex_t m;			/* NULL until the first wait (cond_notify) */
 	sg_cond_t c;
+	struct sg_waiter *head, *tail;	/* blocking waits: their waiters */
 };
 
 struct sg_rwlock_st
@@ -474,12 +484,68 @@ static int sg_cond_destroy_(os_cond_t *cond)
  * another actor (the waiter returns without owning it, then "Cannot
  * release that mutex: you're not the owner"). Either kind checks the
  * condition's sequence number after locking and before waiting, with no
- * simcall in between, so no notification is lost. */
+ * simcall in between, so no notification is lost.
+ *
+ * Where blocking waits are served (sg_blocking: the ranks of a cluster),
+ * none of that: a waiter lists itself in the condition's FIFO and blocks
+ * (sg_block, with its deadline if timed); a notification takes the first
+ * or every waiter off the list and unblocks it, in one step of maestro
+ * (sg_in_kernel). No SimGrid mutex, condition or sleep. */
+static int blocking_waits;
+
+void sg_waits_configure(void)
+{
+	blocking_waits = sg_blocking();
+}
+
+static void waiter_unlink(struct sg_cond_st *c, struct sg_waiter *w)
+{
+	if (w->prev)
+		w->prev->next = w->next;
+	else
+		c->head = w->next;
+	if (w->next)
+		w->next->prev = w->prev;
+	else
+		c->tail = w->prev;
+	w->listed = 0;
+}
+
+struct wake_order
+{
+	struct sg_cond_st *c;
+	int all;
+};
+
+/* In maestro. */
+static void wake_waiters(void *arg)
+{
+	struct wake_order *o = arg;
+	struct sg_cond_st *c = o->c;
+	while (c->head)
+	{
+		struct sg_waiter *w = c->head;
+		waiter_unlink(c, w);
+		sg_unblock(w->slot);
+		if (!o->all)
+			break;
+	}
+}
+
 static void cond_notify(struct sg_cond_st *c, int all)
 {
 	c->seq++;
 	if (__builtin_expect(c->nwaiters == 0, 1))
 		return;
+	if (blocking_waits)
+	{
+		if (c->head)
+		{
+			struct wake_order o = {c, all};
+			sg_in_kernel(wake_waiters, &o);
+		}
+		return;
+	}
 	sg_mutex_lock(c->m);
 	if (all)
 		sg_cond_notify_all(c->c);
@@ -504,6 +570,25 @@ static int sg_cond_broadcast_(os_cond_t *cond)
 	return 0;
 }
 
+/* A blocking wait (sg_blocking) for a signal after seq, until deadline_s
+ * if timed: whether it timed out. me has released the mutex. */
+static int cond_block(struct sg_cond_st *c, struct sg_thread *me, struct sg_waiter *w, unsigned long seq,
+		      double deadline_s, int timed, int *waited)
+{
+	int timedout = 0;
+	while (c->seq == seq && !timedout)
+	{
+		*waited = 1;
+		if (!timed)
+			sg_block(&me->delay, -1);
+		else
+			timedout = deadline_s - sg_clock() <= 0 || sg_block(&me->delay, deadline_s);
+	}
+	if (w->listed)
+		waiter_unlink(c, w);
+	return timedout;
+}
+
 /* Waits with the mutex released whatever its recursion depth, as
  * pthread_cond_wait does for a mutex locked once; timed: until the
  * simulated clock reaches deadline_s. */
@@ -519,34 +604,52 @@ static int cond_wait_common(os_cond_t *cond, os_mutex_t *mutex, double deadline_
 	if (m->owner != me)
 		return EPERM;
 	struct sg_cond_st *c = cond_get(cond);
-	if (!c->m)
-	{
-		c->m = sg_mutex_init();
-		c->c = sg_cond_init();
-	}
-	if (timed && !me->wait_mutex)
-		me->wait_mutex = sg_mutex_init();
-	sg_mutex_t wm = timed ? me->wait_mutex : c->m;
 	unsigned depth = m->depth;
 	unsigned long seq = c->seq;
-	c->nwaiters++;
-	m->depth = 0;
-	mutex_release(m);
 	int timedout = 0, waited = 0;
-	sg_mutex_lock(wm);
-	while (c->seq == seq && !timedout)
+	if (blocking_waits)
 	{
-		waited = 1;
-		if (!timed)
-			sg_cond_wait(c->c, wm);
+		struct sg_waiter w = {&me->delay, NULL, c->tail, 1};
+		me->delay.signalled = 0;
+		if (c->tail)
+			c->tail->next = &w;
 		else
-		{
-			double left = deadline_s - sg_clock();
-			timedout = left <= 0 || sg_cond_wait_for(c->c, wm, left);
-		}
+			c->head = &w;
+		c->tail = &w;
+		c->nwaiters++;
+		m->depth = 0;
+		mutex_release(m);
+		timedout = cond_block(c, me, &w, seq, deadline_s, timed, &waited);
+		c->nwaiters--;
 	}
-	c->nwaiters--;
-	sg_mutex_unlock(wm);
+	else
+	{
+		if (!c->m)
+		{
+			c->m = sg_mutex_init();
+			c->c = sg_cond_init();
+		}
+		if (timed && !me->wait_mutex)
+			me->wait_mutex = sg_mutex_init();
+		sg_mutex_t wm = timed ? me->wait_mutex : c->m;
+		c->nwaiters++;
+		m->depth = 0;
+		mutex_release(m);
+		sg_mutex_lock(wm);
+		while (c->seq == seq && !timedout)
+		{
+			waited = 1;
+			if (!timed)
+				sg_cond_wait(c->c, wm);
+			else
+			{
+				double left = deadline_s - sg_clock();
+				timedout = left <= 0 || sg_cond_wait_for(c->c, wm, left);
+			}
+		}
+		c->nwaiters--;
+		sg_mutex_unlock(wm);
+	}
 	if (waited)
 		woke();
 	mutex_acquire(m, me);

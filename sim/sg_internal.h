@@ -63,6 +63,9 @@ void sg_self_enter(struct sg_thread *t);
 void sg_self_leave(struct sg_thread *t);
 /* Sizes the windows from SimGrid's contexts/stack-size (after init). */
 void sg_self_configure(void);
+/* Conditions wait with sg_block where it is served (sg_delay.h; after
+ * sg_delay_join). */
+void sg_waits_configure(void);
 
 /* libvela's callbacks (plugin.c). */
 extern const struct sim_core *sg_core;

@@ -706,7 +706,14 @@ int main(int argc, char **argv)
 	av[ac] = NULL;
 	const char *factory = getenv("VELA_SIM_FACTORY");
 	sg_cfg_set_string("contexts/factory", factory && *factory ? factory : "raw");
+	/* The ranks' delays and waits: one heap, here (sg_delay.h). */
+	if (sg_delay_choose(err, sizeof(err)))
+	{
+		fprintf(stderr, "%s: %s\n", me, err);
+		return 2;
+	}
 	simgrid_init(&ac, av);
+	sg_delay_setup();
 	if (sg_load_platform(platform, err, sizeof(err)))
 	{
 		fprintf(stderr, "%s: cannot load the cluster platform %s: %s\n", me, platform, err);

@@ -63,6 +63,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sim/sg_delay.h"
 #include "sim/simrun_internal.h"
 
 
@@ -114,6 +115,8 @@ struct rank
 	unsigned long activity;		/* requests of this rank completed so far */
 	int nwatching;			/* actors in vsg_mpi_wait_activity */
 	sg_cond_t activity_cond;
+	/* Those of them blocked with sg_block (sg_blocking): on their stacks. */
+	struct watcher *watchers;
 	/* Messages above copy_above bytes to this rank are copied by it at
 	 * copy_Bps (negative copy_above: none). */
 	double copy_above, copy_Bps;
@@ -124,8 +127,16 @@ struct rank
 	double exchange_us[2];
 };
 
+struct watcher
+{
+	struct sg_delay_slot slot;
+	struct watcher *next;
+	int listed;
+};
+
 static struct rank *ranks;
 static int nranks;
+static int blocking;		/* sg_blocking(), at set-up */
 static int tag_ub = INT_MAX;
 static sg_cond_t done_cond;
 static sg_mutex_t done_mutex;
@@ -148,6 +159,7 @@ void simrun_mpi_setup(int np);
 void simrun_mpi_setup(int np)
 {
 	nranks = np;
+	blocking = sg_blocking();
 	ranks = calloc((size_t) np, sizeof(*ranks));
 	barrier_reqs = calloc((size_t) np, sizeof(*barrier_reqs));
 	if (!ranks || !barrier_reqs)
@@ -365,15 +377,40 @@ EXPORT int vsg_mpi_get_processor_name(char *name, int *len)
 /* ------------------------------------------------------------------ */
 /* Point to point */
 
+/* In maestro: unblocks rank r's watchers. */
+static void wake_watchers(void *arg)
+{
+	struct rank *r = arg;
+	struct watcher *w = r->watchers;
+	r->watchers = NULL;
+	for (; w; w = w->next)
+	{
+		w->listed = 0;
+		sg_unblock(&w->slot);
+	}
+}
+
+/* Rank r's activity moved: wakes the actors watching it. */
+static void activity(struct rank *r)
+{
+	r->activity++;
+	if (!r->nwatching)
+		return;
+	if (blocking)
+	{
+		if (r->watchers)
+			sg_in_kernel(wake_watchers, r);
+	}
+	else
+		sg_cond_notify_all(r->activity_cond);
+}
+
 /* May let other actors run (notifying is a simcall): callers touch
  * neither q nor their lists' state after it. */
 static void complete(struct vsg_request *q)
 {
 	q->complete = 1;
-	struct rank *r = &ranks[q->rank];
-	r->activity++;
-	if (r->nwatching)
-		sg_cond_notify_all(r->activity_cond);
+	activity(&ranks[q->rank]);
 	if (nwaiting)
 		sg_cond_notify_all(done_cond);
 }
@@ -382,9 +419,7 @@ static void complete(struct vsg_request *q)
  * rendezvous header): wakes its spinning and waiting threads. */
 static void stir(struct rank *r)
 {
-	r->activity++;
-	if (r->nwatching)
-		sg_cond_notify_all(r->activity_cond);
+	activity(r);
 	if (nwaiting)
 		sg_cond_notify_all(done_cond);
 }
@@ -813,10 +848,7 @@ EXPORT int vsg_mpi_recv(void *buf, int count, MPI_Datatype dt, int source, int t
 
 EXPORT void vsg_mpi_poke(void)
 {
-	struct rank *r = &ranks[self_rank("vsg_mpi_poke")];
-	r->activity++;
-	if (r->nwatching)
-		sg_cond_notify_all(r->activity_cond);
+	activity(&ranks[self_rank("vsg_mpi_poke")]);
 }
 
 EXPORT void vsg_mpi_insert_cost(int n, int here)
@@ -844,6 +876,33 @@ EXPORT int vsg_mpi_wait_activity(double seconds)
 	if (seconds < 1e-8)
 		seconds = 1e-8;
 	double deadline = simgrid_get_clock() + seconds;
+	if (blocking)
+	{
+		struct watcher w;
+		memset(&w, 0, sizeof(w));
+		r->nwatching++;
+		while (r->activity == seen)
+		{
+			if (!w.listed)
+			{
+				w.slot.signalled = 0;
+				w.next = r->watchers;
+				r->watchers = &w;
+				w.listed = 1;
+			}
+			if (deadline - simgrid_get_clock() <= 0 || sg_block(&w.slot, deadline))
+				break;
+		}
+		if (w.listed)
+			for (struct watcher **p = &r->watchers; *p; p = &(*p)->next)
+				if (*p == &w)
+				{
+					*p = w.next;
+					break;
+				}
+		r->nwatching--;
+		return r->activity != seen;
+	}
 	sg_mutex_t m = sg_mutex_init();
 	sg_mutex_lock(m);
 	r->nwatching++;

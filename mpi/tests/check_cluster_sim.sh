@@ -69,17 +69,17 @@ golden() {
 	fi
 }
 run 2 "$tmp/c2" || problem "2 ranks failed"
-golden 2 0.005197470 0.004959 "$tmp/c2" "raw contexts"
+golden 2 0.005179057 0.004925 "$tmp/c2" "raw contexts"
 run 4 "$tmp/c4" || problem "4 ranks failed"
-golden 4 0.006994513 0.006747 "$tmp/c4" "raw contexts"
+golden 4 0.006998130 0.006758 "$tmp/c4" "raw contexts"
 
 # Wall time changes, the prediction does not: thread contexts, and a CPU hog.
 run 4 "$tmp/c4t" VELA_SIM_FACTORY=thread || problem "4 ranks on threads failed"
-golden 4 0.006994513 0.006747 "$tmp/c4t" "thread contexts"
+golden 4 0.006998130 0.006758 "$tmp/c4t" "thread contexts"
 sh -c 'while :; do :; done' &
 hog=$!
 run 2 "$tmp/c2h" || problem "2 ranks under load failed"
-golden 2 0.005197470 0.004959 "$tmp/c2h" "under a CPU hog"
+golden 2 0.005179057 0.004925 "$tmp/c2h" "under a CPU hog"
 kill $hog; wait $hog 2>/dev/null; hog=
 
 # With the runtime's default overhead costs (ranks' threads interleave
@@ -114,7 +114,7 @@ run 2 "$tmp/ctr" STARPU_FXT_TRACE=1 STARPU_FXT_PREFIX="$tmp/traces" || problem "
 # The application's time is the untraced one; the whole run's is longer:
 # libvela-mpi synchronises the ranks' trace clocks at init and shutdown
 # (messages, so simulated time), outside the application's timing.
-golden 2 '[0-9.]*' 0.004959 "$tmp/ctr" "traced: the same prediction"
+golden 2 '[0-9.]*' 0.004925 "$tmp/ctr" "traced: the same prediction"
 for r in 0 1; do
 	f=$(ls "$tmp/traces"/vela_trace_*_$r 2>/dev/null)
 	if [ -z "$f" ] || ! "$vela" trace stats "$f" >"$tmp/stats" 2>&1 || ! grep -q "simulated time" "$tmp/stats"; then
