@@ -55,6 +55,7 @@
 #include <simgrid/engine.h>
 #include <simgrid/host.h>
 #include <simgrid/mutex.h>
+#include <xbt/config.h>
 
 #include <limits.h>
 #include <math.h>
@@ -137,6 +138,9 @@ struct watcher
 static struct rank *ranks;
 static int nranks;
 static int blocking;		/* sg_blocking(), at set-up */
+/* Per pair of ranks (nranks x nranks), the route's latency (s; < 0: not
+ * yet read) and its rate for a transfer alone (B/s): small_transfer_s. */
+static double *route_lat, *route_Bps;
 static int tag_ub = INT_MAX;
 static sg_cond_t done_cond;
 static sg_mutex_t done_mutex;
@@ -161,8 +165,13 @@ void simrun_mpi_setup(int np)
 	nranks = np;
 	blocking = sg_blocking();
 	ranks = calloc((size_t) np, sizeof(*ranks));
+	route_lat = malloc((size_t) np * (size_t) np * sizeof(*route_lat));
+	route_Bps = calloc((size_t) np * (size_t) np, sizeof(*route_Bps));
+	if (route_lat)
+		for (size_t i = 0; i < (size_t) np * (size_t) np; i++)
+			route_lat[i] = -1;
 	barrier_reqs = calloc((size_t) np, sizeof(*barrier_reqs));
-	if (!ranks || !barrier_reqs)
+	if (!ranks || !barrier_reqs || !route_lat || !route_Bps)
 		die("setup", "out of memory");
 	for (int r = 0; r < np; r++)
 	{
@@ -561,7 +570,33 @@ struct courier
 	sg_cond_t cond;
 	sg_mutex_t mutex;	/* only for cond; never contended */
 	struct courier *next;	/* in the rank's idle stack */
+	struct sg_delay_slot slot;	/* its delays (small messages) */
 };
+
+/* A message of at most SMALL_BYTES (an envelope, a rendezvous header)
+ * crosses its route as a delay on vela-simrun's heap (sg_blocking), for
+ * the time SimGrid's CM02 model gives a transfer alone on the route:
+ * latency + bytes / min(bottleneck bandwidth, TCP-gamma / 2 latency). A
+ * network transfer costs SimGrid a max-min variable over the route's
+ * links, a solve of every transfer sharing them, and an entry in a list
+ * of transfers in flight that each end walks; for a few bytes, sharing
+ * the links would change its time by nanoseconds. */
+#define SMALL_BYTES 256
+
+static double small_transfer_s(int s, int d, double bytes)
+{
+	double *lat = &route_lat[(size_t) s * (size_t) nranks + (size_t) d];
+	double *Bps = &route_Bps[(size_t) s * (size_t) nranks + (size_t) d];
+	if (*lat < 0)
+	{
+		*lat = sg_host_get_route_latency(ranks[s].ram, ranks[d].ram);
+		*Bps = sg_host_get_route_bandwidth(ranks[s].ram, ranks[d].ram);
+		double gamma = sg_cfg_get_double("network/TCP-gamma");
+		if (*lat > 0 && gamma > 0 && gamma / (2 * *lat) < *Bps)
+			*Bps = gamma / (2 * *lat);
+	}
+	return *lat + (bytes > 0 && *Bps > 0 ? bytes / *Bps : 0);
+}
 
 static void courier_main(int argc, char **argv)
 {
@@ -578,7 +613,11 @@ static void courier_main(int argc, char **argv)
 		struct msg *m = c->m;
 		c->m = NULL;
 		struct rank *s = &ranks[m->src];
-		sg_host_sendto(s->ram, ranks[m->dst].ram, m->rndv ? 0.0 : (double) m->bytes);
+		double bytes = m->rndv ? 0.0 : (double) m->bytes;
+		if (blocking && bytes <= SMALL_BYTES)
+			sg_delay(&c->slot, small_transfer_s(m->src, m->dst, bytes));
+		else
+			sg_host_sendto(s->ram, ranks[m->dst].ram, bytes);
 		/* Idle before delivering: what the delivery wakes may send. */
 		c->next = s->idle;
 		s->idle = c;

@@ -69,17 +69,17 @@ golden() {
 	fi
 }
 run 2 "$tmp/c2" || problem "2 ranks failed"
-golden 2 0.005179057 0.004925 "$tmp/c2" "raw contexts"
+golden 2 0.005178817 0.004925 "$tmp/c2" "raw contexts"
 run 4 "$tmp/c4" || problem "4 ranks failed"
-golden 4 0.006998130 0.006758 "$tmp/c4" "raw contexts"
+golden 4 0.007013492 0.006758 "$tmp/c4" "raw contexts"
 
 # Wall time changes, the prediction does not: thread contexts, and a CPU hog.
 run 4 "$tmp/c4t" VELA_SIM_FACTORY=thread || problem "4 ranks on threads failed"
-golden 4 0.006998130 0.006758 "$tmp/c4t" "thread contexts"
+golden 4 0.007013492 0.006758 "$tmp/c4t" "thread contexts"
 sh -c 'while :; do :; done' &
 hog=$!
 run 2 "$tmp/c2h" || problem "2 ranks under load failed"
-golden 2 0.005179057 0.004925 "$tmp/c2h" "under a CPU hog"
+golden 2 0.005178817 0.004925 "$tmp/c2h" "under a CPU hog"
 kill $hog; wait $hog 2>/dev/null; hog=
 
 # With the runtime's default overhead costs (ranks' threads interleave
