@@ -82,6 +82,14 @@ run 2 "$tmp/c2h" || problem "2 ranks under load failed"
 golden 2 0.005178817 0.004925 "$tmp/c2h" "under a CPU hog"
 kill $hog; wait $hog 2>/dev/null; hog=
 
+# VELA_SIM_DELAYS=simgrid: SimGrid's own sleeps, conditions and transfers
+# for every wait and message (no heap of vela-simrun's, sim/README.md
+# "Delays"): the makespan those primitives give, as before the heap.
+run 2 "$tmp/c2s" VELA_SIM_DELAYS=simgrid || problem "2 ranks on SimGrid's primitives failed"
+golden 2 0.005197470 0.004959 "$tmp/c2s" "SimGrid's sleeps and conditions"
+expect 2 "VELA_SIM_DELAYS='bogus': expected 'vela' or 'simgrid'" env VELA_SIM_DELAYS=bogus \
+	"$simrun" -np 2 --platform "$cluster" "$chol"
+
 # With the runtime's default overhead costs (ranks' threads interleave
 # otherwise): it completes, twice the same.
 run 2 "$tmp/d1" -u STARPU_SIMGRID_TASK_SUBMIT_COST -u STARPU_SIMGRID_SCHED_COST -u STARPU_SIMGRID_FETCHING_INPUT_COST ||
