@@ -23,12 +23,15 @@
  *
  * One lock (pool_lock, a leaf) protects everything here.
  */
+#include "core/rt.h"
 #include "core/task_pool.h"
 #include "os/os.h"
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -114,12 +117,20 @@ static struct chunk *chunk_new(void)
 #ifdef POOL_FROM_HEAP
 	p = aligned_alloc(CHUNK_SIZE, CHUNK_SIZE);
 	if (!p)
+	{
+		rt_error("starpu_task_create: no memory for more tasks (a block of %u KiB: %s): returning NULL",
+			 (unsigned) (CHUNK_SIZE >> 10), strerror(errno));
 		return NULL;
+	}
 #else
 	/* Twice the size, then the unaligned ends unmapped. */
 	char *m = mmap(NULL, 2 * CHUNK_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
+	{
+		rt_error("starpu_task_create: no memory for more tasks (a mapping of %u KiB: %s): returning NULL",
+			 (unsigned) (2 * CHUNK_SIZE >> 10), strerror(errno));
 		return NULL;
+	}
 	char *a = (char *) (((uintptr_t) m + CHUNK_SIZE - 1) & ~(uintptr_t) (CHUNK_SIZE - 1));
 	if (a > m)
 		munmap(m, (size_t) (a - m));

@@ -12,8 +12,10 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -398,6 +400,78 @@ static void test_many_tasks(void)
 	CU_ASSERT_EQUAL(atomic_load(&counter), 100);
 	free(t);
 	starpu_shutdown();
+}
+
+/* starpu_task_create with no memory for another chunk of tasks (the
+ * address space limited to what the process maps, plus 1 MiB, less than
+ * a chunk's mapping): NULL and a one-line error naming the call, nothing
+ * lost; once memory is back, tasks are created and run again. Not under
+ * AddressSanitizer or ThreadSanitizer, whose runtimes need address space
+ * of their own at any time (they abort, or report, on an mmap failure of
+ * their own allocator). */
+static void test_create_no_memory(void)
+{
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+	printf("\n  (not run under a sanitizer: limiting the address space breaks its runtime) ");
+	return;
+#else
+	CU_ASSERT_EQUAL_FATAL(start(1, NULL), 0);
+	enum { N = 20000 };
+	struct starpu_task **t = malloc(N * sizeof(*t));
+	char *err = malloc(4096);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(err);
+	unsigned long pages = 0;
+	FILE *statm = fopen("/proc/self/statm", "r");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(statm);
+	CU_ASSERT_EQUAL(fscanf(statm, "%lu", &pages), 1);
+	fclose(statm);
+	FILE *log = tmpfile();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(log);
+	struct rlimit old, low;
+	CU_ASSERT_EQUAL_FATAL(getrlimit(RLIMIT_AS, &old), 0);
+	low = old;
+	low.rlim_cur = (rlim_t) pages * (rlim_t) sysconf(_SC_PAGESIZE) + ((rlim_t) 1 << 20);
+	fflush(stderr);
+	int saved = dup(2);
+	CU_ASSERT_FATAL(saved >= 0);
+	dup2(fileno(log), 2);
+	CU_ASSERT_EQUAL(setrlimit(RLIMIT_AS, &low), 0);
+	int n = 0;
+	while (n < N && (t[n] = starpu_task_create()) != NULL)
+		n++;
+	setrlimit(RLIMIT_AS, &old);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	CU_ASSERT(n < N);	/* NULL came, within a few chunks */
+	printf("(%d tasks, then NULL) ", n);
+	rewind(log);
+	size_t len = fread(err, 1, 4095, log);
+	err[len] = 0;
+	fclose(log);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "starpu_task_create: no memory for more tasks"));
+	/* The tasks made before are whole. */
+	int intact = 1;
+	for (int i = 0; i < n; i++)
+		intact &= t[i]->cl == NULL && t[i]->destroy == 1;
+	CU_ASSERT(intact);
+	for (int i = 0; i < n; i++)
+		starpu_task_destroy(t[i]);
+	atomic_store(&counter, 0);
+	for (int i = 0; i < 10; i++)
+	{
+		struct starpu_task *task = starpu_task_create();
+		CU_ASSERT_PTR_NOT_NULL_FATAL(task);
+		task->cl = &count_cl;
+		CU_ASSERT_EQUAL(starpu_task_submit(task), 0);
+	}
+	CU_ASSERT_EQUAL(starpu_task_wait_for_all(), 0);
+	CU_ASSERT_EQUAL(atomic_load(&counter), 10);
+	free(err);
+	free(t);
+	starpu_shutdown();
+#endif
 }
 
 static void test_stack_task(void)
@@ -938,6 +1012,7 @@ static const struct vtest_case basic_cases[] =
 	{ "null_codelet", test_null_codelet },
 	{ "destroy_detached", test_destroy_detached },
 	{ "many_tasks", test_many_tasks },
+	{ "create_no_memory", test_create_no_memory },
 	{ "stack_task", test_stack_task },
 	{ "regenerate", test_regenerate },
 	VTEST_END
