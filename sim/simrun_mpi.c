@@ -239,10 +239,16 @@ void simrun_mpi_setup(int np)
 	}
 }
 
-/* The calling actor's rank, from its host's name. */
+/* The calling actor's rank, from its host's name (the last host asked
+ * about remembered: a rank's threads call in runs). */
 static int self_rank(const char *fn)
 {
-	const char *h = sg_host_get_name(sg_host_self());
+	static sg_host_t last_host;
+	static int last_rank;
+	sg_host_t host = sg_host_self();
+	if (host == last_host)
+		return last_rank;
+	const char *h = sg_host_get_name(host);
 	char *end;
 	long r = h[0] == 'n' ? strtol(h + 1, &end, 10) : -1;
 	if (r < 0 || r >= nranks || *end != '.')
@@ -251,6 +257,8 @@ static int self_rank(const char *fn)
 		snprintf(why, sizeof(why), "called on host %s, which is no rank's node (n0.. n%d.)", h, nranks - 1);
 		die(fn, why);
 	}
+	last_host = host;
+	last_rank = (int) r;
 	return (int) r;
 }
 
