@@ -1,6 +1,7 @@
 /* simrun_internal.h — what the files of vela-simrun's simulated MPI share
- * (simrun_mpi.c: messages and requests; simrun_dt.c: datatypes). Not
- * seen by the ranks' programs, which see sim/mpi/mpi.h.
+ * (simrun_mpi.c: messages and requests; simrun_dt.c: datatypes;
+ * simrun_coll.c: collectives). Not seen by the ranks' programs, which see
+ * sim/mpi/mpi.h.
  */
 #ifndef VELA_SIMRUN_INTERNAL_H
 #define VELA_SIMRUN_INTERNAL_H
@@ -14,6 +15,12 @@
  * functions): these stay inside. */
 #define SIMRUN_INTERNAL __attribute__((visibility("hidden")))
 
+/* simrun_mpi.c: the calling actor's rank (dies, naming fn, if it runs on
+ * no rank's node), the ranks, and whether comm is one of the cluster's
+ * communicators (0, or MPI_ERR_COMM after a message naming fn). */
+SIMRUN_INTERNAL int simrun_self_rank(const char *fn);
+SIMRUN_INTERNAL int simrun_nranks(void);
+SIMRUN_INTERNAL int simrun_check_comm(MPI_Comm comm, const char *fn);
 /* Bytes of count elements of dt (0 for no type). */
 SIMRUN_INTERNAL size_t simrun_type_size(MPI_Datatype dt);
 /* count elements of dt at buf into out, contiguous. */

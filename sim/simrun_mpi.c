@@ -262,6 +262,16 @@ static int self_rank(const char *fn)
 	return (int) r;
 }
 
+int simrun_self_rank(const char *fn)
+{
+	return self_rank(fn);
+}
+
+int simrun_nranks(void)
+{
+	return nranks;
+}
+
 /* Communicators: MPI_COMM_WORLD (1) and its duplicates (2, 3, ...: the
  * same ranks, a message space of their own). Every rank makes the same
  * duplicates in the same order (MPI_Comm_dup is collective), so the
@@ -277,6 +287,11 @@ static int check_comm(MPI_Comm comm, const char *fn)
 		return MPI_ERR_COMM;
 	}
 	return MPI_SUCCESS;
+}
+
+int simrun_check_comm(MPI_Comm comm, const char *fn)
+{
+	return check_comm(comm, fn);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1003,11 +1018,7 @@ EXPORT int vsg_mpi_barrier(MPI_Comm comm)
 }
 
 /* ------------------------------------------------------------------ */
-/* Duplicates and the collectives of numbers libvela-mpi's traces use:
- * point to point through rank 0, on tags no application uses. */
-
-#define TAG_BCAST (-100)
-#define TAG_REDUCE (-101)
+/* Duplicates (the collectives: simrun_coll.c). */
 
 EXPORT int vsg_mpi_comm_dup(MPI_Comm comm, MPI_Comm *dup)
 {
@@ -1023,73 +1034,4 @@ EXPORT int vsg_mpi_comm_free(MPI_Comm *comm)
 {
 	*comm = MPI_COMM_NULL;
 	return MPI_SUCCESS;
-}
-
-EXPORT int vsg_mpi_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
-{
-	int ret = check_comm(comm, "MPI_Bcast");
-	if (ret)
-		return ret;
-	int me = self_rank("MPI_Bcast");
-	if (root < 0 || root >= nranks)
-		return MPI_ERR_RANK;
-	if (me != root)
-		return vsg_mpi_recv(buf, count, dt, root, TAG_BCAST, comm, MPI_STATUS_IGNORE);
-	for (int p = 0; p < nranks && !ret; p++)
-		if (p != root)
-			ret = vsg_mpi_send(buf, count, dt, p, TAG_BCAST, comm);
-	return ret;
-}
-
-/* acc op= in, count numbers of dt. */
-static int fold(void *acc, const void *in, int count, MPI_Datatype dt, MPI_Op op)
-{
-	intptr_t o = (intptr_t) op;
-	if (o < 1 || o > 3)
-		return MPI_ERR_ARG;
-#define FOLD(T) \
-	do \
-	{ \
-		T *a = acc; \
-		const T *b = in; \
-		for (int i = 0; i < count; i++) \
-			a[i] = o == 1 ? (a[i] > b[i] ? a[i] : b[i]) : o == 2 ? (a[i] < b[i] ? a[i] : b[i]) : a[i] + b[i]; \
-	} while (0)
-	if (dt == MPI_INT)
-		FOLD(int);
-	else if (dt == MPI_DOUBLE)
-		FOLD(double);
-	else if (dt == MPI_LONG)
-		FOLD(long);
-	else if (dt == MPI_UINT64_T)
-		FOLD(uint64_t);
-	else
-		return MPI_ERR_TYPE;
-#undef FOLD
-	return MPI_SUCCESS;
-}
-
-EXPORT int vsg_mpi_allreduce(const void *in, void *out, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
-{
-	int ret = check_comm(comm, "MPI_Allreduce");
-	if (ret)
-		return ret;
-	int me = self_rank("MPI_Allreduce");
-	size_t bytes = (size_t) count * simrun_type_size(dt);
-	if (out != in)
-		memmove(out, in, bytes);
-	if (me != 0)
-	{
-		ret = vsg_mpi_send(out, count, dt, 0, TAG_REDUCE, comm);
-		return ret ? ret : vsg_mpi_bcast(out, count, dt, 0, comm);
-	}
-	void *tmp = malloc(bytes ? bytes : 1);
-	for (int p = 1; p < nranks && !ret; p++)
-	{
-		ret = vsg_mpi_recv(tmp, count, dt, p, TAG_REDUCE, comm, MPI_STATUS_IGNORE);
-		if (!ret)
-			ret = fold(out, tmp, count, dt, op);
-	}
-	free(tmp);
-	return ret ? ret : vsg_mpi_bcast(out, count, dt, 0, comm);
 }
