@@ -197,47 +197,26 @@ void enter(sg_delay_slot *d, double date)
 	heap_push(d);
 }
 
-void local_delay(sg_delay_slot *d, double seconds)
+// d's entry in the heap, seconds from now (at least the engine's
+// precision, as a sleep's action), for the calling actor.
+void enter_in(sg_delay_slot *d, double seconds)
 {
 	if (!d->actor)
 		d->actor = simgrid::s4u::Actor::self()->get_impl();
 	enter(d, sg_clock_now + (seconds > precision ? seconds : precision));
-	try
-	{
-		// Blocks until wake answers (waiting, set in maestro: a
-		// sg_unblock meant for an earlier wait that comes first only
-		// sets signalled).
-		simgrid::kernel::actor::simcall_blocking([d] { d->waiting = 1; });
-	}
-	catch (...)
-	{
-		d->waiting = 0;	// killed while waiting: nothing to answer
-		heap_remove(d);
-		throw;
-	}
 }
 
-int local_block(sg_delay_slot *d, double deadline)
+// Blocks the calling actor until wake (its date, if entered) or, when it
+// listens, local_unblock answers it. In maestro, in the order of the
+// simcalls: a wake-up that came first (signalled) answers at once;
+// waiting is set there too, so that a sg_unblock meant for an earlier
+// wait, handled first, only sets signalled (which a plain delay ignores).
+void block(sg_delay_slot *d, bool listens)
 {
-	if (!d->actor)
-		d->actor = simgrid::s4u::Actor::self()->get_impl();
-	d->timedout = 0;
-	if (d->signalled)
-	{
-		d->signalled = 0;
-		return 0;
-	}
-	if (deadline >= 0)
-	{
-		double now = sg_clock_now, left = deadline - now;
-		enter(d, now + (left > precision ? left : precision));
-	}
 	try
 	{
-		// In maestro, in the order of the simcalls: a wake-up that
-		// came first (signalled) answers at once.
-		simgrid::kernel::actor::simcall_blocking([d] {
-			if (d->signalled)
+		simgrid::kernel::actor::simcall_blocking([d, listens] {
+			if (listens && d->signalled)
 			{
 				d->signalled = 0;
 				heap_remove(d);
@@ -249,10 +228,31 @@ int local_block(sg_delay_slot *d, double deadline)
 	}
 	catch (...)
 	{
-		d->waiting = 0;
+		d->waiting = 0;	// killed while waiting: nothing to answer
 		heap_remove(d);
 		throw;
 	}
+}
+
+void local_delay(sg_delay_slot *d, double seconds)
+{
+	enter_in(d, seconds);
+	block(d, false);
+}
+
+int local_block(sg_delay_slot *d, double deadline)
+{
+	d->timedout = 0;
+	if (d->signalled)
+	{
+		d->signalled = 0;
+		return 0;
+	}
+	if (deadline >= 0)
+		enter_in(d, deadline - sg_clock_now);
+	else if (!d->actor)
+		d->actor = simgrid::s4u::Actor::self()->get_impl();
+	block(d, true);
 	return d->timedout;
 }
 

@@ -940,21 +940,17 @@ EXPORT int vsg_mpi_wait_activity(double seconds)
 	double deadline = simgrid_get_clock() + seconds;
 	if (blocking)
 	{
+		/* Listed once: wake_watchers takes it off only as the
+		 * activity moves, which ends the loop. */
 		struct watcher w;
 		memset(&w, 0, sizeof(w));
+		w.next = r->watchers;
+		r->watchers = &w;
+		w.listed = 1;
 		r->nwatching++;
 		while (r->activity == seen)
-		{
-			if (!w.listed)
-			{
-				w.slot.signalled = 0;
-				w.next = r->watchers;
-				r->watchers = &w;
-				w.listed = 1;
-			}
 			if (deadline - simgrid_get_clock() <= 0 || sg_block(&w.slot, deadline))
 				break;
-		}
 		if (w.listed)
 			for (struct watcher **p = &r->watchers; *p; p = &(*p)->next)
 				if (*p == &w)

@@ -62,6 +62,21 @@ static struct starpu_codelet count_cl =
 	.nbuffers = 0,
 };
 
+/* n tasks from starpu_task_create run, each once. */
+static void run_created(int n)
+{
+	atomic_store(&counter, 0);
+	for (int i = 0; i < n; i++)
+	{
+		struct starpu_task *task = starpu_task_create();
+		CU_ASSERT_PTR_NOT_NULL_FATAL(task);
+		task->cl = &count_cl;
+		CU_ASSERT_EQUAL(starpu_task_submit(task), 0);
+	}
+	CU_ASSERT_EQUAL(starpu_task_wait_for_all(), 0);
+	CU_ASSERT_EQUAL(atomic_load(&counter), n);
+}
+
 /* ---- create / submit / wait ------------------------------------------ */
 
 static void test_submit_wait(void)
@@ -389,15 +404,7 @@ static void test_many_tasks(void)
 			starpu_task_destroy(t[i]);
 	}
 	/* The pool still gives tasks that run. */
-	atomic_store(&counter, 0);
-	for (int i = 0; i < 100; i++)
-	{
-		struct starpu_task *task = starpu_task_create();
-		task->cl = &count_cl;
-		CU_ASSERT_EQUAL(starpu_task_submit(task), 0);
-	}
-	CU_ASSERT_EQUAL(starpu_task_wait_for_all(), 0);
-	CU_ASSERT_EQUAL(atomic_load(&counter), 100);
+	run_created(100);
 	free(t);
 	starpu_shutdown();
 }
@@ -458,16 +465,7 @@ static void test_create_no_memory(void)
 	CU_ASSERT(intact);
 	for (int i = 0; i < n; i++)
 		starpu_task_destroy(t[i]);
-	atomic_store(&counter, 0);
-	for (int i = 0; i < 10; i++)
-	{
-		struct starpu_task *task = starpu_task_create();
-		CU_ASSERT_PTR_NOT_NULL_FATAL(task);
-		task->cl = &count_cl;
-		CU_ASSERT_EQUAL(starpu_task_submit(task), 0);
-	}
-	CU_ASSERT_EQUAL(starpu_task_wait_for_all(), 0);
-	CU_ASSERT_EQUAL(atomic_load(&counter), 10);
+	run_created(10);
 	free(err);
 	free(t);
 	starpu_shutdown();
