@@ -114,6 +114,10 @@ if [ -z "$alone" ] || [ "$n" != 3 ]; then
 else
 	echo "ok: 3 isolated ranks, each makespan $alone as alone"
 fi
+# Ranks that wait for what never comes (a tag nothing triggers): their
+# threads blocked on vela-simrun's heap are seen as deadlocked, killed
+# there, and the run fails saying so rather than hanging.
+expect 1 "2 of 2 ranks never returned from main \(a deadlock" timeout 120 "$simrun" -np 2 --platform "$cluster" "$app" deadlock
 
 # Traces: one file per rank, named after the rank (as StarPU-MPI's), each
 # a simulated run's (merging them is `vela trace`'s work).
