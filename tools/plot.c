@@ -188,7 +188,7 @@ static int write_svg(FILE *f, const char *symbol, const char *note, struct serie
 		for (struct starpu_perfmodel_history_list *l = s[i].impl->pa.list; l; l = l->next)
 		{
 			const struct starpu_perfmodel_history_entry *e = l->entry;
-			if (!e->nsample || !(e->mean > 0) || !e->size)
+			if (!e->nsample || !(e->mean > 0) || !e->size || pm_entry_is_first_run(e))
 				continue;
 			double x = px(fr, (double) e->size), y = py(fr, e->mean);
 			double lo = e->mean - e->deviation > pow(10, fr->ly0) ? e->mean - e->deviation : pow(10, fr->ly0);
@@ -301,7 +301,7 @@ int vela_perfmodel_plot(int argc, char **argv)
 			for (struct starpu_perfmodel_history_list *l = im->pa.list; l; l = l->next)
 			{
 				const struct starpu_perfmodel_history_entry *e = l->entry;
-				if (!e->nsample || !(e->mean > 0) || !e->size)
+				if (!e->nsample || !(e->mean > 0) || !e->size || pm_entry_is_first_run(e))
 					continue;
 				npts++;
 				xmin = fmin(xmin, (double) e->size);
@@ -325,7 +325,7 @@ int vela_perfmodel_plot(int argc, char **argv)
 					for (struct starpu_perfmodel_history_list *l = im->pa.list; l; l = l->next)
 					{
 						const struct starpu_perfmodel_history_entry *e = l->entry;
-						if (!e->nsample || !(e->mean > 0) || !e->size)
+						if (!e->nsample || !(e->mean > 0) || !e->size || pm_entry_is_first_run(e))
 							continue;
 						buf[k] = (double) e->size;
 						buf[npts + k] = e->mean;

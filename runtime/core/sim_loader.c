@@ -562,7 +562,9 @@ static int may_queue(struct worker *w, struct job *j)
 }
 
 /* The predicted duration of j on w: the codelet's model for w's arch and
- * j's implementation, else STARPU_SIMGRID_DEFAULT_TASK_US. */
+ * j's implementation (plus, for the first run of its footprint on that
+ * arch, what first runs took more when calibrated: perfmodel/measure.c),
+ * else STARPU_SIMGRID_DEFAULT_TASK_US. */
 static int task_duration_us(struct worker *w, struct job *j, double *us)
 {
 	struct starpu_task *task = j->task;
@@ -585,7 +587,7 @@ static int task_duration_us(struct worker *w, struct job *j, double *us)
 	double d = cl->model && arch ? starpu_task_expected_length(task, arch, j->nimpl) : NAN;
 	if (d >= 0.0 && d <= 1e12)	/* more than 11 days: a corrupt model */
 	{
-		*us = d;
+		*us = d + pm_first_run_extra_us(cl->model, task, arch, j->nimpl, d);
 		return 0;
 	}
 	if (default_task_us >= 0.0)

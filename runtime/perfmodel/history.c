@@ -104,6 +104,7 @@ struct pm_entry *pm_history_insert(struct pm_impl *impl, uint32_t footprint, int
 	t->slots[j] = en;
 	t->n++;
 	impl->nentries++;
+	impl->has_first_runs = -1;
 	impl->present = 1;
 	return en;
 }

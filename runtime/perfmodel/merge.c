@@ -75,7 +75,7 @@ void pm_impl_refresh(struct starpu_perfmodel *model, struct pm_impl *impl, int r
 	{
 		unsigned n = 0;
 		for (struct starpu_perfmodel_history_list *l = impl->pa.list; l; l = l->next)
-			n += l->entry->nsample;
+			n += pm_entry_is_first_run(l->entry) ? 0 : l->entry->nsample;
 		r->nl_valid = isfinite(r->a) && isfinite(r->b) && isfinite(r->c) && (n == 0 || n >= min);
 	}
 	int mv = r->ncoeff > 0 && r->coeff;

@@ -192,7 +192,7 @@ enum dbl_rule
 	DBL_FINITE,		/* finite (regression sums) */
 	DBL_NONNEG,		/* finite and >= 0 (sums) */
 	DBL_DURATION,		/* >= 0 and at most MAX_DURATION_US (means, deviations) */
-	DBL_FLOPS		/* >= 0 and at most MAX_FLOPS */
+	DBL_FLOPS		/* >= 0 and at most MAX_FLOPS, or NaN (an entry of first runs) */
 };
 
 /* Beyond these a value is a corrupt file, not a measure: a kernel of 11
@@ -211,7 +211,7 @@ static int get_double(struct reader *r, const char *t, enum dbl_rule rule, const
 		return fail(r, "%s: '%s' is not a number", what, t);
 	if (isinf(v))
 		return fail(r, "%s is infinite", what);
-	if (isnan(v) && rule != DBL_ANY)
+	if (isnan(v) && rule != DBL_ANY && rule != DBL_FLOPS)
 		return fail(r, "%s is NaN", what);
 	if (rule >= DBL_NONNEG && v < 0)
 		return fail(r, "%s %s is negative", what, t);

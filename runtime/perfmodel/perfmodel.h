@@ -37,6 +37,7 @@
 #define VELA_PERFMODEL_H
 
 #include <starpu.h>
+#include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include "os/os.h"
@@ -134,11 +135,16 @@ struct pm_impl
 	unsigned touched;		/* merging: received new samples (refit it) */
 	/* Multiple regression: the column names line of the file, if read. */
 	char *mlr_header;
-	/* Footprints this process has run once on this (device) arch: the
-	 * first run pays the device's lazy loading of the kernel's code and
-	 * is not a sample (measure.c). */
+	/* Footprints this process has run once on this arch: the first run
+	 * pays for loading code (a device's lazy loading of the kernel, the
+	 * dynamic linker's binding, the BLAS's first buffers) and is kept
+	 * apart, in the footprint's first-run entry (measure.c); a
+	 * simulation charges that entry's excess once per process. */
 	uint32_t *warm;
 	unsigned nwarm, warm_cap;
+	/* Whether the history holds a first-run entry: -1 not known (set by
+	 * pm_history_insert), else 0 or 1. */
+	int has_first_runs;
 };
 
 /* A comb's part of a model. */
@@ -173,6 +179,20 @@ struct pm_entry *pm_history_find(struct pm_impl *impl, uint32_t footprint);
  * the list (new measurements), else last (file order). NULL on ENOMEM. */
 struct pm_entry *pm_history_insert(struct pm_impl *impl, uint32_t footprint, int at_head);
 void pm_entry_add_sample(struct pm_entry *en, double us, int as_new);
+/* First-run entries: the first run of footprint fp in each process, kept
+ * under footprint pm_first_run_fp(fp) with flops PM_FIRST_RUN_FLOPS (NaN:
+ * the mark that survives the file, which StarPU 1.3 reads as any other
+ * entry, one whose footprint no task has; it writes no NaN flops itself).
+ * They feed no prediction of a scheduler and no regression. */
+#define PM_FIRST_RUN_FLOPS NAN
+static inline uint32_t pm_first_run_fp(uint32_t fp)
+{
+	return fp ^ 0x9e3779b9u;
+}
+static inline int pm_entry_is_first_run(const struct starpu_perfmodel_history_entry *e)
+{
+	return isnan(e->flops);
+}
 /* Recomputes mean and deviation from sum, sum2 and nsample. */
 void pm_entry_finish(struct starpu_perfmodel_history_entry *e);
 void pm_history_free(struct pm_impl *impl);
@@ -310,6 +330,12 @@ void pm_measure_record(struct job *job, struct worker *w, double us);
 /* Whether the measurement would be kept (STARPU_CALIBRATE, and the entry's
  * samples): a device runs a task alone only to calibrate it. */
 int pm_measure_kept(struct job *job, struct worker *w);
+/* In a simulation, what task's first run on arch in this process takes
+ * beyond predicted (its model's prediction): the mean of the footprint's
+ * first-run entry less predicted, once per footprint and arch, when the
+ * entry holds STARPU_CALIBRATE_MINIMUM samples; else 0. */
+double pm_first_run_extra_us(struct starpu_perfmodel *model, struct starpu_task *task,
+			     const struct starpu_perfmodel_arch *arch, unsigned impl, double predicted);
 /* Adds a measurement (µs) of task on comb/impl to model. */
 void pm_record(struct starpu_perfmodel *model, struct starpu_task *task, int comb, unsigned impl, double us);
 

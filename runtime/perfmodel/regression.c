@@ -145,7 +145,7 @@ void pm_regression_update_nl(struct pm_impl *impl, unsigned minimum)
 	struct starpu_perfmodel_regression_model *r = &impl->pa.regression;
 	unsigned n = 0, nsample = 0;
 	for (struct starpu_perfmodel_history_list *l = impl->pa.list; l; l = l->next)
-		n += l->entry->nsample > 0;
+		n += l->entry->nsample > 0 && !pm_entry_is_first_run(l->entry);
 	double *buf = n ? malloc(sizeof(double) * 3 * n) : NULL;
 	if (!buf)
 	{
@@ -157,7 +157,7 @@ void pm_regression_update_nl(struct pm_impl *impl, unsigned minimum)
 	for (struct starpu_perfmodel_history_list *l = impl->pa.list; l; l = l->next)
 	{
 		struct starpu_perfmodel_history_entry *e = l->entry;
-		if (e->nsample == 0)
+		if (e->nsample == 0 || pm_entry_is_first_run(e))
 			continue;
 		x[i] = (double) e->size;
 		y[i] = e->mean;

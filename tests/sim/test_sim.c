@@ -54,6 +54,16 @@ static struct starpu_codelet modelled_cl = { .cpu_funcs = { kernel }, .nbuffers 
 static struct starpu_perfmodel history = { .type = STARPU_HISTORY_BASED, .symbol = "vtest_sim_history" };
 static struct starpu_codelet history_cl = { .cpu_funcs = { kernel }, .nbuffers = 0, .model = &history, .name = "history" };
 static struct starpu_codelet unmodelled_cl = { .cpu_funcs = { kernel }, .nbuffers = 0, .name = "unmodelled" };
+/* A history model whose tasks all have footprint FIRST_FP (its file is
+ * written by the test: test_first_runs_charged). */
+#define FIRST_FP 0x00c0ffeeu
+static uint32_t first_fp(struct starpu_task *task)
+{
+	(void) task;
+	return FIRST_FP;
+}
+static struct starpu_perfmodel first_model = { .type = STARPU_HISTORY_BASED, .symbol = "vtest_sim_first", .footprint = first_fp };
+static struct starpu_codelet first_cl = { .cpu_funcs = { kernel }, .nbuffers = 0, .model = &first_model, .name = "first" };
 
 static int submit_and_wait(struct starpu_codelet *cl, int n, double *makespan)
 {
@@ -286,6 +296,8 @@ static int child_main(const char *scenario)
 		ret = submit_and_wait(&unmodelled_cl, n, &makespan);
 	else if (!strcmp(scenario, "history"))
 		ret = submit_and_wait(&history_cl, n, &makespan);
+	else if (!strcmp(scenario, "first"))
+		ret = submit_and_wait(&first_cl, n, &makespan);
 	else if (!strcmp(scenario, "locks"))
 		locks_child();	/* a real run calling it: aborts */
 	else if (!strcmp(scenario, "identity"))
@@ -422,6 +434,60 @@ static void test_no_calibration_in_simulation(void)
 	snprintf(dir, sizeof(dir), "%s/.starpu/sampling/codelets/45", home);
 	snprintf(cmd, sizeof(cmd), "ls %s 2>/dev/null | grep -q '^vtest_sim_history'", dir);
 	CU_ASSERT_NOT_EQUAL(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", home);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
+/* Writes vtest_sim_first's model for host vtesthost in home: one CPU
+ * entry of footprint FIRST_FP, 100 us over 10 samples, and with
+ * first_us > 0 its first-run entry (footprint FIRST_FP ^ 0x9e3779b9,
+ * flops nan), first_us over 10 samples. */
+static void write_first_model(const char *home, double first_us)
+{
+	char path[256];
+	snprintf(path, sizeof(path), "%s/.starpu/sampling/codelets/45", home);
+	char cmd[320];
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", path);
+	CU_ASSERT_FATAL(system(cmd) == 0);
+	strncat(path, "/vtest_sim_first.vtesthost", sizeof(path) - strlen(path) - 1);
+	FILE *f = fopen(path, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	fprintf(f, "##################\n# Performance Model Version\n45\n\n# number of combinations\n1\n"
+		   "# number of types devices\n1\n# device type\n0\n# device id\n0\n# number of cores\n1\n"
+		   "# number of implementations\n1\n# number of entries\n%d\n"
+		   "0 0 0 0 nan nan 0 0 0\nnan nan nan\n0\n", first_us > 0 ? 2 : 1);
+	fprintf(f, "%08x 0 0 1.000000e+02 0 1.000000e+03 1.000000e+05 10\n", FIRST_FP);
+	if (first_us > 0)
+		fprintf(f, "%08x 0 nan %e 0 %e %e 10\n", FIRST_FP ^ 0x9e3779b9u, first_us, 10 * first_us,
+			10 * first_us * first_us);
+	CU_ASSERT(fclose(f) == 0);
+}
+
+/* A calibration keeps each footprint's first run in a process apart (it
+ * pays for loading code); a simulation charges what those runs took more,
+ * once per footprint: 5 tasks of 100 us on one CPU worker take 500 us, and
+ * 1,500 us when first runs took 1,100 us. */
+static void test_first_runs_charged(void)
+{
+	NEED_SIMGRID();
+	char home[] = "/tmp/vtest_sim_homeXXXXXX";
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(home));
+	char home_env[64], cmd[128];
+	snprintf(home_env, sizeof(home_env), "STARPU_HOME=%s", home);
+	const char *env[] = { "STARPU_SIMGRID=1", "VTEST_SIM_N=5", "STARPU_NCPU=1", "STARPU_HOSTNAME=vtesthost",
+			      "STARPU_SCHED=eager", home_env, "STARPU_PERF_MODEL_DIR", NULL };
+	struct child plain, first, again;
+	write_first_model(home, 0);
+	run_child("first", env, &plain);
+	write_first_model(home, 1100);
+	run_child("first", env, &first);
+	run_child("first", env, &again);
+	CU_ASSERT(exited_ok(&plain) && exited_ok(&first));
+	CU_ASSERT_EQUAL(first.sim, 1);
+	CU_ASSERT_EQUAL(first.submit, 0);
+	CU_ASSERT(close_to(plain.makespan, 5 * 100.0));
+	CU_ASSERT(close_to(first.makespan - plain.makespan, 1000.0));
+	CU_ASSERT(first.makespan == again.makespan);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", home);
 	CU_ASSERT_EQUAL(system(cmd), 0);
 }
@@ -573,6 +639,7 @@ static const struct vtest_case cases[] = {
 	{ "STARPU_NCPU restricts simulated CPUs", test_ncpu_restricts },
 	{ "task without a model", test_no_model },
 	{ "simulated runs record no calibration", test_no_calibration_in_simulation },
+	{ "a footprint's first runs are charged once", test_first_runs_charged },
 	{ "plugin cannot be loaded", test_plugin_missing },
 	{ "missing or corrupt platform", test_bad_platform },
 	{ "plain pthread calling Vela", test_plain_pthread },
