@@ -26,9 +26,6 @@ void pm_impl_free(struct pm_impl *impl)
 	impl->mlr_new.n = impl->mlr_new.cap = 0;
 	free(impl->mlr_header);
 	impl->mlr_header = NULL;
-	free(impl->warm);
-	impl->warm = NULL;
-	impl->nwarm = impl->warm_cap = 0;
 }
 
 void pm_data_free(struct pm_data *d)

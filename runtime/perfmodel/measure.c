@@ -15,6 +15,8 @@
 #include "core/workers.h"
 
 #include <math.h>
+#include <starpu_hash.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 int pm_measure_wanted(struct job *job, struct worker *w)
@@ -148,28 +150,89 @@ int pm_measure_kept(struct job *job, struct worker *w)
  * keep it (the outlier filter measures against the inflated mean). So the
  * first run is not a sample of the footprint: it is one of the footprint's
  * first-run entry, which a simulation charges once per process
- * (pm_first_run_extra_us). Returns 1 (and remembers fp) the first time;
- * 0 after, or on ENOMEM.
+ * (pm_first_run_extra_us).
+ *
+ * What this process has run: a set of (model, arch, implementation,
+ * footprint) for the whole process, which outlives starpu_shutdown (a
+ * second starpu_init in the process finds the code loaded), under a spin
+ * lock of its own (held for a look-up: any thread may record, the OS
+ * seam's locks change with the simulation switch).
  */
-static int cold_run(struct pm_impl *im, int comb, uint32_t fp)
+struct ran
+{
+	const struct starpu_perfmodel *model;	/* NULL: free slot */
+	int type, devid, ncores, ndevices;
+	unsigned impl;
+	uint32_t fp;
+};
+
+static struct
+{
+	atomic_flag lock;
+	struct ran *slots;
+	unsigned n, cap;	/* cap: 0 or a power of 2 */
+} ran_set = { .lock = ATOMIC_FLAG_INIT };
+
+static int ran_same(const struct ran *a, const struct ran *b)
+{
+	return a->model == b->model && a->type == b->type && a->devid == b->devid && a->ncores == b->ncores &&
+	       a->ndevices == b->ndevices && a->impl == b->impl && a->fp == b->fp;
+}
+
+static unsigned ran_slot(const struct ran *k, unsigned cap)
+{
+	uintptr_t m = (uintptr_t) k->model;
+	uint32_t h = starpu_hash_crc32c_be_n(&m, sizeof(m), k->fp);
+	h = starpu_hash_crc32c_be((uint32_t) (k->type * 131 + k->devid * 17 + k->ncores), h);
+	h = starpu_hash_crc32c_be(k->impl * 7u + (unsigned) k->ndevices, h);
+	return h & (cap - 1);
+}
+
+/* Adds k; 1 if it was not there (or on ENOMEM: nothing is a first run
+ * then), else 0. Under ran_set.lock. */
+static int ran_add(const struct ran *k)
+{
+	if (2 * (ran_set.n + 1) > ran_set.cap)
+	{
+		unsigned cap = ran_set.cap ? 2 * ran_set.cap : 64;
+		struct ran *slots = calloc(cap, sizeof(*slots));
+		if (!slots)
+			return 0;
+		for (unsigned i = 0; i < ran_set.cap; i++)
+			if (ran_set.slots[i].model)
+			{
+				unsigned j = ran_slot(&ran_set.slots[i], cap);
+				while (slots[j].model)
+					j = (j + 1) & (cap - 1);
+				slots[j] = ran_set.slots[i];
+			}
+		free(ran_set.slots);
+		ran_set.slots = slots;
+		ran_set.cap = cap;
+	}
+	unsigned j = ran_slot(k, ran_set.cap);
+	for (; ran_set.slots[j].model; j = (j + 1) & (ran_set.cap - 1))
+		if (ran_same(&ran_set.slots[j], k))
+			return 0;
+	ran_set.slots[j] = *k;
+	ran_set.n++;
+	return 1;
+}
+
+/* Whether this is the process's first run of fp on comb with impl of
+ * model (and remembers it). */
+static int cold_run(const struct starpu_perfmodel *model, int comb, unsigned impl, uint32_t fp)
 {
 	const struct starpu_perfmodel_arch *arch = pm_comb_arch(comb);
 	if (!arch || arch->ndevices < 1)
 		return 0;
-	for (unsigned i = 0; i < im->nwarm; i++)
-		if (im->warm[i] == fp)
-			return 0;
-	if (im->nwarm == im->warm_cap)
-	{
-		unsigned cap = im->warm_cap ? 2 * im->warm_cap : 16;
-		uint32_t *w = realloc(im->warm, cap * sizeof(*w));
-		if (!w)
-			return 0;
-		im->warm = w;
-		im->warm_cap = cap;
-	}
-	im->warm[im->nwarm++] = fp;
-	return 1;
+	struct ran k = { model, (int) arch->devices[0].type, arch->devices[0].devid, arch->devices[0].ncores,
+			 arch->ndevices, impl, fp };
+	while (atomic_flag_test_and_set_explicit(&ran_set.lock, memory_order_acquire))
+		;
+	int first = ran_add(&k);
+	atomic_flag_clear_explicit(&ran_set.lock, memory_order_release);
+	return first;
 }
 
 /* A first run's duration, into fp's first-run entry. */
@@ -216,7 +279,7 @@ double pm_first_run_extra_us(struct starpu_perfmodel *model, struct starpu_task 
 			if (pm_entry_is_first_run(l->entry))
 				im->has_first_runs = 1;
 	}
-	if (im && im->has_first_runs && cold_run(im, comb, fp))
+	if (im && im->has_first_runs && cold_run(model, comb, impl, fp))
 	{
 		struct pm_entry *en = pm_history_find(im, pm_first_run_fp(fp));
 		unsigned min = pm_conf.calibrate_minimum ? pm_conf.calibrate_minimum : 10;
@@ -256,7 +319,7 @@ static void record(struct starpu_perfmodel *model, struct starpu_task *task, int
 	struct pm_entry *en = pm_history_find(im, fp);
 	if (!force && !wanted(model, im, en))
 		goto out;
-	if (!force && cold_run(im, comb, fp))
+	if (!force && cold_run(model, comb, impl, fp))
 	{
 		if (model->type != STARPU_MULTIPLE_REGRESSION_BASED)
 			first_run_sample(im, fp, size, us);

@@ -135,15 +135,8 @@ struct pm_impl
 	unsigned touched;		/* merging: received new samples (refit it) */
 	/* Multiple regression: the column names line of the file, if read. */
 	char *mlr_header;
-	/* Footprints this process has run once on this arch: the first run
-	 * pays for loading code (a device's lazy loading of the kernel, the
-	 * dynamic linker's binding, the BLAS's first buffers) and is kept
-	 * apart, in the footprint's first-run entry (measure.c); a
-	 * simulation charges that entry's excess once per process. */
-	uint32_t *warm;
-	unsigned nwarm, warm_cap;
-	/* Whether the history holds a first-run entry: -1 not known (set by
-	 * pm_history_insert), else 0 or 1. */
+	/* Whether the history holds a first-run entry (measure.c): -1 not
+	 * known (set by pm_history_insert), else 0 or 1. */
 	int has_first_runs;
 };
 

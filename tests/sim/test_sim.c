@@ -298,6 +298,16 @@ static int child_main(const char *scenario)
 		ret = submit_and_wait(&history_cl, n, &makespan);
 	else if (!strcmp(scenario, "first"))
 		ret = submit_and_wait(&first_cl, n, &makespan);
+	else if (!strcmp(scenario, "first-again"))
+	{
+		/* A second session in the process: its first runs are not. */
+		ret = submit_and_wait(&first_cl, n, &makespan);
+		starpu_shutdown();
+		if (!ret)
+			ret = starpu_init(NULL);
+		if (!ret)
+			ret = submit_and_wait(&first_cl, n, &makespan);
+	}
 	else if (!strcmp(scenario, "locks"))
 		locks_child();	/* a real run calling it: aborts */
 	else if (!strcmp(scenario, "identity"))
@@ -465,8 +475,9 @@ static void write_first_model(const char *home, double first_us)
 
 /* A calibration keeps each footprint's first run in a process apart (it
  * pays for loading code); a simulation charges what those runs took more,
- * once per footprint: 5 tasks of 100 us on one CPU worker take 500 us, and
- * 1,500 us when first runs took 1,100 us. */
+ * once per footprint and process: 5 tasks of 100 us on one CPU worker take
+ * 500 us, 1,500 us when first runs took 1,100 us, and 500 us again in a
+ * second starpu_init of the process. */
 static void test_first_runs_charged(void)
 {
 	NEED_SIMGRID();
@@ -476,18 +487,21 @@ static void test_first_runs_charged(void)
 	snprintf(home_env, sizeof(home_env), "STARPU_HOME=%s", home);
 	const char *env[] = { "STARPU_SIMGRID=1", "VTEST_SIM_N=5", "STARPU_NCPU=1", "STARPU_HOSTNAME=vtesthost",
 			      "STARPU_SCHED=eager", home_env, "STARPU_PERF_MODEL_DIR", NULL };
-	struct child plain, first, again;
+	struct child plain, first, again, second;
 	write_first_model(home, 0);
 	run_child("first", env, &plain);
 	write_first_model(home, 1100);
 	run_child("first", env, &first);
 	run_child("first", env, &again);
+	run_child("first-again", env, &second);
 	CU_ASSERT(exited_ok(&plain) && exited_ok(&first));
 	CU_ASSERT_EQUAL(first.sim, 1);
 	CU_ASSERT_EQUAL(first.submit, 0);
 	CU_ASSERT(close_to(plain.makespan, 5 * 100.0));
 	CU_ASSERT(close_to(first.makespan - plain.makespan, 1000.0));
 	CU_ASSERT(first.makespan == again.makespan);
+	CU_ASSERT(exited_ok(&second) && second.submit == 0);
+	CU_ASSERT(close_to(second.makespan, 5 * 100.0));
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", home);
 	CU_ASSERT_EQUAL(system(cmd), 0);
 }
