@@ -442,6 +442,7 @@ static int layer_init(int *argc, char ***argv, int initialize_mpi, MPI_Comm comm
 	}
 	select_init();
 	insert_hooks_init();
+	insert_stats_init();
 	mpi.stopping = 0;
 	if (mtrace_init())
 		mpi_error("%s: the ranks could not agree on a trace (their clocks are not synchronised); the run continues", fn);
@@ -528,6 +529,7 @@ int starpu_mpi_shutdown(void)
 	int unmatched = prog_stop();
 	mtrace_fini();
 	stats_print();
+	insert_stats_write();
 	__atomic_store_n(&mpi.initialized, 0, __ATOMIC_RELEASE);
 	mdata_fini();
 	datatype_fini();

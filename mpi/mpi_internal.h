@@ -583,5 +583,11 @@ void mtrace_comm(const struct mreq *r);
 void select_init(void);
 void insert_hooks_init(void);
 void stats_print(void);
+/* VELA_MPI_INSERT_STATS (stats.c): read at init; begin gives the time to
+ * pass to end (0 when off); write appends the sums at shutdown. */
+void insert_stats_init(void);
+double insert_stats_begin(void);
+void insert_stats_end(double t0, int here, int ndata, int exchanges);
+void insert_stats_write(void);
 
 #endif /* VELA_MPI_INTERNAL_H */

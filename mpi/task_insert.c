@@ -55,6 +55,7 @@ struct ins
 	int prio;
 	const char *name;
 	int x;
+	int exchanges;				/* sends and receives posted */
 };
 
 static void (*pre_submit_hook)(struct starpu_task *);
@@ -489,6 +490,7 @@ static void keep(int *ret, int r)
 static int send_to(struct ins *in, struct udata *u, int dest, int ssend)
 {
 	MPI_SIM_EXCHANGE_COST(0);
+	in->exchanges++;
 	struct mp2p p = {
 		.fn = in->fn, .type = MREQ_SEND, .handle = u->h, .peer = dest, .tag = u->tag, .comm = in->c->comm,
 		.prio = in->prio, .ssend = ssend, .seq_consistency = 1,
@@ -499,6 +501,7 @@ static int send_to(struct ins *in, struct udata *u, int dest, int ssend)
 static int recv_from(struct ins *in, struct udata *u, int source)
 {
 	MPI_SIM_EXCHANGE_COST(1);
+	in->exchanges++;
 	struct mp2p p = {
 		.fn = in->fn, .type = MREQ_RECV, .handle = u->h, .peer = source, .tag = u->tag, .comm = in->c->comm,
 		.prio = in->prio, .seq_consistency = 1,
@@ -674,6 +677,7 @@ enum phase { INSERT, BUILD, POST_BUILD };
 static int mpi_insert(MPI_Comm comm, struct starpu_codelet *cl, va_list ap, enum phase phase, struct starpu_task **taskp, const char *fn)
 {
 	struct ins in;
+	double t0 = insert_stats_begin();
 	int ret = prepare(&in, comm, cl, ap, fn);
 	if (ret)
 	{
@@ -718,6 +722,8 @@ static int mpi_insert(MPI_Comm comm, struct starpu_codelet *cl, va_list ap, enum
 		*taskp = task;
 	if (phase != BUILD)
 		keep(&ret, exchange_outputs(&in));
+	if (phase == INSERT && !ret)
+		insert_stats_end(t0, task != NULL, in.nu, in.exchanges);
 	release(&in);
 	return ret;
 }
