@@ -52,7 +52,10 @@ static void summary(const char *path, FILE *f)
 		unsigned entries = 0, first = 0;
 		for (unsigned i = 0; i < comb->nimpls; i++)
 			for (struct starpu_perfmodel_history_list *l = comb->impl[i].pa.list; l; l = l->next)
-				pm_entry_is_first_run(l->entry) ? first++ : entries++;
+				if (pm_entry_is_first_run(l->entry))
+					first++;
+				else
+					entries++;
 		fprintf(f, "  %s%d%s:%u impl, %u entries", pm_archtype_name(comb->devices[0].type), comb->devices[0].devid,
 			comb->devices[0].ncores > 1 ? "xN" : "", comb->nimpls, entries);
 		if (first)

@@ -51,6 +51,13 @@ struct frame
 	double lx0, lx1, ly0, ly1;	/* log10 ranges */
 };
 
+/* An entry drawn as a point: measured, of a size, not of first runs
+ * (which pay for loading code: runtime/perfmodel/README.md). */
+static int plotted(const struct starpu_perfmodel_history_entry *e)
+{
+	return e->nsample && e->mean > 0 && e->size && !pm_entry_is_first_run(e);
+}
+
 static double px(const struct frame *fr, double x)
 {
 	return ML + (log10(x) - fr->lx0) / (fr->lx1 - fr->lx0) * (W - ML - MR);
@@ -188,7 +195,7 @@ static int write_svg(FILE *f, const char *symbol, const char *note, struct serie
 		for (struct starpu_perfmodel_history_list *l = s[i].impl->pa.list; l; l = l->next)
 		{
 			const struct starpu_perfmodel_history_entry *e = l->entry;
-			if (!e->nsample || !(e->mean > 0) || !e->size || pm_entry_is_first_run(e))
+			if (!plotted(e))
 				continue;
 			double x = px(fr, (double) e->size), y = py(fr, e->mean);
 			double lo = e->mean - e->deviation > pow(10, fr->ly0) ? e->mean - e->deviation : pow(10, fr->ly0);
@@ -301,7 +308,7 @@ int vela_perfmodel_plot(int argc, char **argv)
 			for (struct starpu_perfmodel_history_list *l = im->pa.list; l; l = l->next)
 			{
 				const struct starpu_perfmodel_history_entry *e = l->entry;
-				if (!e->nsample || !(e->mean > 0) || !e->size || pm_entry_is_first_run(e))
+				if (!plotted(e))
 					continue;
 				npts++;
 				xmin = fmin(xmin, (double) e->size);
@@ -325,7 +332,7 @@ int vela_perfmodel_plot(int argc, char **argv)
 					for (struct starpu_perfmodel_history_list *l = im->pa.list; l; l = l->next)
 					{
 						const struct starpu_perfmodel_history_entry *e = l->entry;
-						if (!e->nsample || !(e->mean > 0) || !e->size || pm_entry_is_first_run(e))
+						if (!plotted(e))
 							continue;
 						buf[k] = (double) e->size;
 						buf[npts + k] = e->mean;

@@ -584,10 +584,11 @@ static int task_duration_us(struct worker *w, struct job *j, double *us)
 			return ret;
 	}
 	struct starpu_perfmodel_arch *arch = starpu_worker_get_perf_archtype(w->id, task->sched_ctx);
-	double d = cl->model && arch ? starpu_task_expected_length(task, arch, j->nimpl) : NAN;
+	struct pm_first first = { 0 };
+	double d = cl->model && arch ? pm_expected_first(cl->model, task, arch, j->nimpl, &first) : NAN;
 	if (d >= 0.0 && d <= 1e12)	/* more than 11 days: a corrupt model */
 	{
-		*us = d + pm_first_run_extra_us(cl->model, task, arch, j->nimpl, d);
+		*us = d + pm_first_run_extra_us(cl->model, &first, j->nimpl, d);
 		return 0;
 	}
 	if (default_task_us >= 0.0)

@@ -25,18 +25,21 @@ struct snapshot
 	int entry;
 	double mean;
 	unsigned nsample;
+	int first_runs;		/* the impl's has_first_runs */
 };
 
 static void snapshot(struct starpu_perfmodel_state *st, int comb, unsigned impl, uint32_t fp, struct snapshot *s)
 {
 	s->have = 0;
 	s->entry = 0;
+	s->first_runs = 0;
 	os_rwlock_rdlock(&st->lock);
 	struct pm_comb *c = comb >= 0 && (unsigned) comb < st->data.ncombs ? st->data.combs[comb] : NULL;
 	if (c && impl < STARPU_MAXIMPLEMENTATIONS)
 	{
 		struct pm_impl *im = &c->impl[impl];
 		s->have = 1;
+		s->first_runs = im->has_first_runs;
 		s->cost = im->pa.cost_function;
 		s->reg = im->pa.regression;
 		if (s->reg.coeff && s->reg.ncoeff <= PM_MAX_COEFFS)
@@ -63,6 +66,14 @@ static void snapshot(struct starpu_perfmodel_state *st, int comb, unsigned impl,
 
 double pm_expected(struct starpu_perfmodel *model, struct starpu_task *task, const struct starpu_perfmodel_arch *arch, unsigned impl)
 {
+	return pm_expected_first(model, task, arch, impl, NULL);
+}
+
+double pm_expected_first(struct starpu_perfmodel *model, struct starpu_task *task, const struct starpu_perfmodel_arch *arch,
+			 unsigned impl, struct pm_first *first)
+{
+	if (first)
+		first->maybe = 0;
 	if (!model)
 		return 0.0;
 	int comb = pm_arch_comb(arch);
@@ -114,6 +125,12 @@ double pm_expected(struct starpu_perfmodel *model, struct starpu_task *task, con
 	snapshot(st, comb, impl, fp, &s);
 	if (!s.have)
 		return NAN;
+	if (first && model->type != STARPU_MULTIPLE_REGRESSION_BASED)
+	{
+		first->maybe = s.first_runs != 0;
+		first->comb = comb;
+		first->fp = fp;
+	}
 	int calibrated = s.entry && s.nsample >= min;
 	switch (model->type)
 	{

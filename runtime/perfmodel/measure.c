@@ -235,8 +235,8 @@ static int cold_run(const struct starpu_perfmodel *model, int comb, unsigned imp
 	return first;
 }
 
-/* A first run's duration, into fp's first-run entry. */
-static void first_run_sample(struct pm_impl *im, uint32_t fp, size_t size, double us)
+/* A first run's duration, into fp's first-run entry; 0 on ENOMEM. */
+static int first_run_sample(struct pm_impl *im, uint32_t fp, size_t size, double us)
 {
 	uint32_t ffp = pm_first_run_fp(fp);
 	struct pm_entry *en = pm_history_find(im, ffp);
@@ -244,34 +244,25 @@ static void first_run_sample(struct pm_impl *im, uint32_t fp, size_t size, doubl
 	{
 		en = pm_history_insert(im, ffp, 1);
 		if (!en)
-			return;
+			return 0;
 		en->e.size = size;
 		en->e.flops = PM_FIRST_RUN_FLOPS;
 	}
 	pm_entry_add_sample(en, us, 1);
+	return 1;
 }
 
-double pm_first_run_extra_us(struct starpu_perfmodel *model, struct starpu_task *task,
-			     const struct starpu_perfmodel_arch *arch, unsigned impl, double predicted)
+double pm_first_run_extra_us(struct starpu_perfmodel *model, const struct pm_first *first, unsigned impl, double predicted)
 {
-	if (!model || !task || !pm_type_is_learnt(model->type) || model->type == STARPU_MULTIPLE_REGRESSION_BASED ||
-	    impl >= STARPU_MAXIMPLEMENTATIONS || !(predicted >= 0.0))
+	/* Most models have no first-run entry: the prediction said so. */
+	if (!first->maybe || !(predicted >= 0.0))
 		return 0.0;
-	int comb = pm_arch_comb(arch);
-	struct starpu_perfmodel_state *st = comb >= 0 ? pm_state_get(model) : NULL;
+	struct starpu_perfmodel_state *st = pm_state_get(model);
 	if (!st)
 		return 0.0;
-	/* Most models have no first-run entry: a read lock tells. */
-	os_rwlock_rdlock(&st->lock);
-	struct pm_comb *c = (unsigned) comb < st->data.ncombs ? st->data.combs[comb] : NULL;
-	int none = !c || c->impl[impl].has_first_runs == 0;
-	os_rwlock_unlock(&st->lock);
-	if (none)
-		return 0.0;
-	uint32_t fp = pm_task_footprint(model, task, arch, comb, impl);	/* callbacks: unlocked */
 	double extra = 0.0;
 	os_rwlock_wrlock(&st->lock);
-	struct pm_impl *im = pm_state_impl(st, comb, impl);
+	struct pm_impl *im = pm_state_impl(st, first->comb, impl);
 	if (im && im->has_first_runs < 0)
 	{
 		im->has_first_runs = 0;
@@ -279,9 +270,9 @@ double pm_first_run_extra_us(struct starpu_perfmodel *model, struct starpu_task 
 			if (pm_entry_is_first_run(l->entry))
 				im->has_first_runs = 1;
 	}
-	if (im && im->has_first_runs && cold_run(model, comb, impl, fp))
+	if (im && im->has_first_runs && cold_run(model, first->comb, impl, first->fp))
 	{
-		struct pm_entry *en = pm_history_find(im, pm_first_run_fp(fp));
+		struct pm_entry *en = pm_history_find(im, pm_first_run_fp(first->fp));
 		unsigned min = pm_conf.calibrate_minimum ? pm_conf.calibrate_minimum : 10;
 		if (en && en->e.nsample >= min && en->e.mean > predicted)
 			extra = en->e.mean - predicted;
@@ -321,9 +312,9 @@ static void record(struct starpu_perfmodel *model, struct starpu_task *task, int
 		goto out;
 	if (!force && cold_run(model, comb, impl, fp))
 	{
-		if (model->type != STARPU_MULTIPLE_REGRESSION_BASED)
-			first_run_sample(im, fp, size, us);
-		st->dirty = 1;
+		/* Multiple-regression models keep no history: dropped. */
+		if (model->type != STARPU_MULTIPLE_REGRESSION_BASED && first_run_sample(im, fp, size, us))
+			st->dirty = 1;
 		goto out;
 	}
 	if (model->type == STARPU_MULTIPLE_REGRESSION_BASED)

@@ -323,12 +323,21 @@ void pm_measure_record(struct job *job, struct worker *w, double us);
 /* Whether the measurement would be kept (STARPU_CALIBRATE, and the entry's
  * samples): a device runs a task alone only to calibrate it. */
 int pm_measure_kept(struct job *job, struct worker *w);
-/* In a simulation, what task's first run on arch in this process takes
- * beyond predicted (its model's prediction): the mean of the footprint's
- * first-run entry less predicted, once per footprint and arch, when the
- * entry holds STARPU_CALIBRATE_MINIMUM samples; else 0. */
-double pm_first_run_extra_us(struct starpu_perfmodel *model, struct starpu_task *task,
-			     const struct starpu_perfmodel_arch *arch, unsigned impl, double predicted);
+/* What a prediction tells about first runs (pm_expected_first): maybe,
+ * whether the (comb, impl) of the model may hold first-run entries (its
+ * has_first_runs: -1 or 1), with the task's comb and footprint. */
+struct pm_first
+{
+	int maybe;
+	int comb;
+	uint32_t fp;
+};
+/* In a simulation, what a task's first run on its arch in this process
+ * takes beyond predicted (its model's prediction): the mean of the
+ * footprint's first-run entry less predicted, once per footprint and arch,
+ * when the entry holds STARPU_CALIBRATE_MINIMUM samples; else 0. first:
+ * from pm_expected_first for the task. */
+double pm_first_run_extra_us(struct starpu_perfmodel *model, const struct pm_first *first, unsigned impl, double predicted);
 /* Adds a measurement (µs) of task on comb/impl to model. */
 void pm_record(struct starpu_perfmodel *model, struct starpu_task *task, int comb, unsigned impl, double us);
 
@@ -345,6 +354,10 @@ uint32_t pm_task_footprint(struct starpu_perfmodel *model, struct starpu_task *t
 /* ------------------------------------------------------------------ */
 /* Predictions (estimate.c). */
 double pm_expected(struct starpu_perfmodel *model, struct starpu_task *task, const struct starpu_perfmodel_arch *arch, unsigned impl);
+/* The same, and in *first (may be NULL) what pm_first_run_extra_us needs:
+ * one look-up of the model for both, per simulated task. */
+double pm_expected_first(struct starpu_perfmodel *model, struct starpu_task *task, const struct starpu_perfmodel_arch *arch,
+			 unsigned impl, struct pm_first *first);
 
 /* ------------------------------------------------------------------ */
 /* The bus model (bus.c, bus_calibrate.c, platform.c). Matrices are

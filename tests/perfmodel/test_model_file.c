@@ -270,6 +270,9 @@ static void test_bad_inputs(void)
 		{ "absurd deviation", replace(good, "\t0.000000e+00   \t5.5", "\t2e13\t5.5"), "entry deviation 2e13 is not a plausible duration", entry_line },
 		{ "absurd flops", replace(good, "4.636840e+06", "1e300"), "entry flops 1e300 is not a plausible flop count", entry_line },
 		{ "negative mean", replace(good, "5.530416e+05   \t0.0", "-1\t0.0"), "entry mean -1 is negative", entry_line },
+		/* NaN flops marks an entry of first runs (below); no negative
+		 * value does. */
+		{ "negative flops", replace(good, "4.636840e+06", "-1"), "entry flops -1 is negative", entry_line },
 	};
 	/* The NUL case: a real NUL, which a C string cannot hold. */
 	struct bad_case *nul = &cases[20];
@@ -288,6 +291,15 @@ static void test_bad_inputs(void)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		if (cases[i].text)
 			check_bad(&cases[i]);
+
+	/* NaN flops: an entry of first runs (perfmodel.h), read as such. */
+	char *first = replace(good, "4.636840e+06", "nan");
+	CU_ASSERT_FATAL(first != NULL);
+	CU_ASSERT(pm_file_parse(first, strlen(first), "first.vm", &d, err, sizeof(err)) == 0);
+	struct starpu_perfmodel_history_list *fl = d.ncombs ? d.combs[0]->impl[0].pa.list : NULL;
+	CU_ASSERT(fl && pm_entry_is_first_run(fl->entry) && fl->entry->nsample == 1);
+	pm_data_free(&d);
+	free(first);
 
 	/* Duplicate footprints and duplicate combs. */
 	char *two;
