@@ -175,5 +175,12 @@ expect() {
 	expect "\-\-exchange-cost 1: expected two costs" $net --exchange-cost 1
 	expect "\-\-task-cost 1,x: expected two costs" $net --task-cost 1,x
 }
+# VELA_MPI_INSERT_STATS times real insertions only: a simulated run says
+# once (rank 0) that it ignores it, writes nothing, and succeeds.
+VELA_MPI_INSERT_STATS="$tmp/istats" STARPU_SIMGRID_DEFAULT_TASK_US=10 "$vela" simrun -np 2 --platform "$tmp/all.xml" "$stencil" -no-check 4 1000 3 \
+	>"$tmp/out" 2>&1 || { cat "$tmp/out"; problem "simulated stencil with VELA_MPI_INSERT_STATS failed"; }
+n=$(grep -c "VELA_MPI_INSERT_STATS=$tmp/istats: ignored in a simulated cluster" "$tmp/out")
+[ "$n" = 1 ] || { cat "$tmp/out"; problem "VELA_MPI_INSERT_STATS in a simulation: $n notices, expected 1 (rank 0's)"; }
+[ -e "$tmp/istats" ] && problem "a simulated run wrote VELA_MPI_INSERT_STATS's file"
 [ $fail = 0 ] && echo "PASS: clusters whose ranks share their cores"
 exit $fail
