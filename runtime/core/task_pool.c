@@ -110,6 +110,14 @@ static int chunk_full(const struct chunk *c)
 	return !c->free && c->carved == CHUNK_BLOCKS;
 }
 
+/* Says that no chunk of `bytes` could be had (errno set); NULL. */
+static struct chunk *chunk_failed(size_t bytes)
+{
+	rt_error("starpu_task_create: no memory for more tasks (%zu KiB: %s): returning NULL", bytes >> 10,
+		 strerror(errno));
+	return NULL;
+}
+
 /* A new, empty chunk (not listed), or NULL. */
 static struct chunk *chunk_new(void)
 {
@@ -117,20 +125,12 @@ static struct chunk *chunk_new(void)
 #ifdef POOL_FROM_HEAP
 	p = aligned_alloc(CHUNK_SIZE, CHUNK_SIZE);
 	if (!p)
-	{
-		rt_error("starpu_task_create: no memory for more tasks (a block of %u KiB: %s): returning NULL",
-			 (unsigned) (CHUNK_SIZE >> 10), strerror(errno));
-		return NULL;
-	}
+		return chunk_failed(CHUNK_SIZE);
 #else
 	/* Twice the size, then the unaligned ends unmapped. */
 	char *m = mmap(NULL, 2 * CHUNK_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
-	{
-		rt_error("starpu_task_create: no memory for more tasks (a mapping of %u KiB: %s): returning NULL",
-			 (unsigned) (2 * CHUNK_SIZE >> 10), strerror(errno));
-		return NULL;
-	}
+		return chunk_failed(2 * CHUNK_SIZE);
 	char *a = (char *) (((uintptr_t) m + CHUNK_SIZE - 1) & ~(uintptr_t) (CHUNK_SIZE - 1));
 	if (a > m)
 		munmap(m, (size_t) (a - m));
