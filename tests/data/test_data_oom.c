@@ -1,9 +1,7 @@
 /* test_data_oom: the data layer's out-of-memory paths fail cleanly.
  *
- * This program defines calloc: the runtime's calls reach it before the C
- * library's (or a sanitizer's), and it forwards them to the next definition
- * (dlsym RTLD_NEXT) unless the calling thread armed it, in which case the
- * calls asking for at least fail_min bytes return NULL with ENOMEM.
+ * Allocations fail through tests/common/failing_calloc.c: the calling
+ * thread's callocs of at least some size, while armed.
  *
  * A handle is sized for the memory nodes that exist when it is registered;
  * adding a disk gives every live handle a replicate for it first. The
@@ -15,75 +13,14 @@
 #define _GNU_SOURCE
 #include <starpu.h>
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "failing_calloc.h"
 #include "vtest.h"
-
-/* ---- the failing calloc */
-
-static __thread int armed;
-static __thread size_t fail_min;
-static __thread unsigned failed;	/* calls failed since armed */
-static void *(*next_calloc)(size_t, size_t);
-
-/* dlsym may itself call calloc before next_calloc is known: served from
- * here (never freed: such memory lives as long as the process). */
-static _Alignas(16) char bootstrap[1 << 16];
-static size_t bootstrap_used;
-
-/* Not instrumented: a sanitizer's runtime calls it while it sets up a new
- * thread, before it could record the call. */
-__attribute__((no_sanitize("address", "thread", "undefined")))
-void *calloc(size_t n, size_t size)
-{
-	size_t bytes = n * size;
-	if (size && bytes / size != n)
-	{
-		errno = ENOMEM;
-		return NULL;
-	}
-	if (armed && bytes >= fail_min)
-	{
-		failed++;
-		errno = ENOMEM;
-		return NULL;
-	}
-	if (!next_calloc)
-	{
-		static __thread int resolving;
-		if (resolving)
-		{
-			size_t at = (bootstrap_used + 15) & ~(size_t) 15;
-			if (at + bytes > sizeof(bootstrap))
-				return NULL;
-			bootstrap_used = at + bytes;
-			return bootstrap + at;	/* static storage: already zero */
-		}
-		resolving = 1;
-		next_calloc = (void *(*)(size_t, size_t)) dlsym(RTLD_NEXT, "calloc");
-		resolving = 0;
-		if (!next_calloc)
-			abort();
-	}
-	return next_calloc(n, size);
-}
-
-static void arm(size_t min)
-{
-	fail_min = min;
-	failed = 0;
-	armed = 1;
-}
-
-static void disarm(void)
-{
-	armed = 0;
-}
 
 /* ---- runtime */
 
@@ -131,10 +68,9 @@ static void test_register_fails(void)
 	static int v[ELEMS];
 	starpu_data_handle_t h = (starpu_data_handle_t) (uintptr_t) 1;
 	vtest_capture_stderr_begin();
-	arm(1);
+	failing_calloc_arm(1);
 	starpu_vector_data_register(&h, STARPU_MAIN_RAM, (uintptr_t) v, ELEMS, sizeof(int));
-	unsigned failed_calls = failed;
-	disarm();
+	unsigned failed_calls = failing_calloc_disarm();
 	const char *msg = vtest_capture_stderr_end();
 	CU_ASSERT(failed_calls >= 1);
 	CU_ASSERT_PTR_NULL(h);
@@ -164,10 +100,9 @@ static void test_disk_cannot_grow_handles(void)
 	/* The handles' late replicates are the only allocations this large
 	 * that adding a disk makes. */
 	vtest_capture_stderr_begin();
-	arm(1024);
+	failing_calloc_arm(1024);
 	int node = starpu_disk_register(&starpu_disk_unistd_ops, disk_dir, 64 << 20);
-	unsigned failed_calls = failed;
-	disarm();
+	unsigned failed_calls = failing_calloc_disarm();
 	const char *msg = vtest_capture_stderr_end();
 	CU_ASSERT_EQUAL(node, -ENOMEM);
 	CU_ASSERT(failed_calls >= 1);

@@ -13,12 +13,14 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "failing_calloc.h"
 #include "vtest.h"
 
 #define HOST "vtesthost"
@@ -139,6 +141,43 @@ static char *model_path(const char *symbol)
 	static char path[1024];
 	snprintf(path, sizeof(path), "%s/codelets/45/%s.%s", sampling, symbol, HOST);
 	return path;
+}
+
+/* ---- first runs ---------------------------------------------------------- */
+
+/* The process's set of what it has run (runtime/perfmodel/measure.c) is
+ * first allocated with 64 slots of this layout (mirrored here: if it
+ * changes, no allocation fails and the case says so). This case must run
+ * before any other calibrates: the set only grows. */
+struct ran_mirror
+{
+	const void *model;
+	int type, devid, ncores, ndevices;
+	unsigned impl;
+	uint32_t fp;
+};
+
+static struct starpu_perfmodel first_model = { .type = STARPU_HISTORY_BASED, .symbol = "vtest_first" };
+static struct starpu_codelet first_cl = { .cpu_funcs = { kernel }, .nbuffers = 1, .modes = { STARPU_RW }, .model = &first_model };
+
+/* When the set cannot be allocated, a first run is kept as a sample (as
+ * before first runs were set apart): nothing is lost, nothing fails. */
+static void test_first_runs_without_memory(void)
+{
+	start("1", "3");
+	failing_calloc_arm_exact(64, sizeof(struct ran_mirror));
+	run(&first_cl, 1000, 4, -1);
+	unsigned failed = failing_calloc_disarm();
+	CU_ASSERT(failed >= 1);
+	run(&first_cl, 4000, 4, -1);	/* the set allocated: a first run again */
+	stop();
+	struct starpu_perfmodel m;
+	CU_ASSERT_FATAL(load("vtest_first", &m) == 0);
+	CU_ASSERT(samples(&m, 0, 8000, NULL) == 4);
+	CU_ASSERT(entry_samples(&m, 0, 8000, NULL, 1) == -1);
+	CU_ASSERT(samples(&m, 0, 32000, NULL) == 3);
+	CU_ASSERT(entry_samples(&m, 0, 32000, NULL, 1) == 1);
+	starpu_perfmodel_unload_model(&m);
 }
 
 /* ---- history models ------------------------------------------------------ */
@@ -721,6 +760,7 @@ static int suite_clean(void)
 int main(int argc, char **argv)
 {
 	static const struct vtest_case cases[] = {
+		{ "first runs kept as samples when their set cannot be allocated", test_first_runs_without_memory },
 		{ "history model: calibrate, save, reload, STARPU_CALIBRATE=0/1/2", test_history_calibrate_reload },
 		{ "uncalibrated models calibrate up to STARPU_CALIBRATE_MINIMUM by default", test_default_calibration },
 		{ "one model per implementation", test_implementations },
