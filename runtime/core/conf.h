@@ -36,6 +36,9 @@ int topo_bind_self(int logical_pu);
  * PU of the i-th of those cores (modulo their number). */
 int topo_binding_update(int getbind);
 unsigned topo_avail_ncores(void);
+/* How many of the machine's PUs the calling thread's binding allows; 0
+ * when unknown (or in a simulation). */
+unsigned topo_self_npus(void);
 unsigned topo_avail_npus(void);
 int topo_avail_core_first_pu(unsigned i);
 /* The calling thread's binding (NULL if unknown), to give it back later

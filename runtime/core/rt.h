@@ -70,6 +70,9 @@ struct runtime
 
 	unsigned nworkers;
 	unsigned ncpus;
+	/* Idle workers poll a while before sleeping (drivers/driver_loop.c);
+	 * not when the process may run on one PU only (workers_setup). */
+	int workers_poll;
 	uint32_t worker_mask;		/* STARPU_CPU | ... for the kinds present */
 	struct worker *workers;		/* array of nworkers, owned by rt */
 

@@ -194,6 +194,22 @@ out:
 	return 0;
 }
 
+unsigned topo_self_npus(void)
+{
+	if (sim_running() || !topo_loaded)
+		return 0;
+	hwloc_bitmap_t set = hwloc_bitmap_alloc();
+	int n = 0;
+	if (set && !hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_THREAD))
+	{
+		hwloc_bitmap_and(set, set, hwloc_topology_get_topology_cpuset(topo));
+		n = hwloc_get_nbobjs_inside_cpuset_by_type(topo, set, HWLOC_OBJ_PU);
+	}
+	if (set)
+		hwloc_bitmap_free(set);
+	return n > 0 ? (unsigned) n : 0;
+}
+
 unsigned topo_avail_ncores(void)
 {
 	return avail_pu ? avail_ncores : topo_ncores();

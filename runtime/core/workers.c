@@ -84,6 +84,14 @@ int workers_setup(void)
 	if (gb && *gb && (ret = conf_env_flag("STARPU_WORKERS_GETBIND", &getbind)))
 		return ret;
 	topo_binding_update(getbind && !conf->use_explicit_workers_bindid);
+	/* A process bound to one PU (mpirun --bind-to core, taskset -c N)
+	 * runs every thread on that core: a worker polling there only takes
+	 * the core from the threads that would give it work (the application
+	 * submitting, libvela-mpi's progression thread). Measured with the
+	 * StarPU-MPI stencil on 2 ranks of one core each: the worker polled
+	 * through its time slices while main submitted, and took its second
+	 * task 3.4 ms after it was pushed (bench/results-cluster-sim.md). */
+	rt.workers_poll = topo_self_npus() != 1;
 	struct device_spec devs[WORKERS_MAXDEVS];
 	int ndevs = workers_devices_setup(conf, devs, sizeof(devs) / sizeof(devs[0]));
 	if (ndevs < 0)
