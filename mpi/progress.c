@@ -633,16 +633,24 @@ static void *progress_main(void *arg)
 		}
 		starpu_pthread_mutex_lock(&mpi.qlock);
 		int busy = mpi.nlive > 0;
+		/* Sharing the workers' cores while they all have work, each
+		 * wake-up is paid by a worker: at most one every busy_poll_us/4
+		 * then, and up to 3/4 of it. On this project's 2-core VM a
+		 * wake-up (its timer's interrupt, two switches, the caches)
+		 * made a 31 us stencil kernel last 80-90 us; with the
+		 * previous bounds (busy_poll_us/10 and /4: a wake-up every
+		 * 170-190 us) the rank's kernels took 13 us longer on average,
+		 * and the StarPU-MPI stencil on 2 ranks of one core each ran
+		 * 7-12% slower (mpi/README.md, "Idle"). */
+		int shared_busy = mpi.shared_cores && workers_busy && !driven;
 		unsigned cap = busy ? mpi.busy_poll_us : mpi.idle_poll_us;
-		if (busy && workers_busy && cap > mpi.busy_poll_us / 4)
-			cap = mpi.busy_poll_us / 4;
+		if (busy && workers_busy && cap > (shared_busy ? 3 * mpi.busy_poll_us / 4 : mpi.busy_poll_us / 4))
+			cap = shared_busy ? 3 * mpi.busy_poll_us / 4 : mpi.busy_poll_us / 4;
 		/* Sleeping an eighth of the time already waited bounds what
 		 * it adds to a wait to about 12%, and makes long waits cheap. */
 		double sleep_us = driven ? mpi.busy_poll_us / 4.0 : 16 + (quiet > mpi.spin_us ? quiet - mpi.spin_us : 0) / 8;
-		/* Each wake-up costs a busy worker sharing the core a few
-		 * microseconds: at most one every busy_poll_us/10 then. */
-		if (mpi.shared_cores && workers_busy && !driven && sleep_us < mpi.busy_poll_us / 10.0)
-			sleep_us = mpi.busy_poll_us / 10.0;
+		if (shared_busy && sleep_us < mpi.busy_poll_us / 4.0)
+			sleep_us = mpi.busy_poll_us / 4.0;
 		if (sleep_us > cap)
 			sleep_us = cap;
 		/* A large early message waits for its receive until a
