@@ -644,8 +644,9 @@ static void *progress_main(void *arg)
 		 * 7-12% slower (mpi/README.md, "Idle"). */
 		int shared_busy = mpi.shared_cores && workers_busy && !driven;
 		unsigned cap = busy ? mpi.busy_poll_us : mpi.idle_poll_us;
-		if (busy && workers_busy && cap > (shared_busy ? 3 * mpi.busy_poll_us / 4 : mpi.busy_poll_us / 4))
-			cap = shared_busy ? 3 * mpi.busy_poll_us / 4 : mpi.busy_poll_us / 4;
+		unsigned busy_cap = shared_busy ? 3 * mpi.busy_poll_us / 4 : mpi.busy_poll_us / 4;
+		if (busy && workers_busy && cap > busy_cap)
+			cap = busy_cap;
 		/* Sleeping an eighth of the time already waited bounds what
 		 * it adds to a wait to about 12%, and makes long waits cheap. */
 		double sleep_us = driven ? mpi.busy_poll_us / 4.0 : 16 + (quiet > mpi.spin_us ? quiet - mpi.spin_us : 0) / 8;
