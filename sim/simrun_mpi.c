@@ -648,6 +648,10 @@ static void courier_main(int argc, char **argv)
 	}
 }
 
+/* A courier runs this file's code only (no application, no runtime):
+ * a small stack, from the heap rather than a mapping of its own. */
+#define COURIER_STACK 64	/* KiB, as sg_actor_set_stacksize takes it */
+
 static void courier_send(struct msg *m)
 {
 	struct rank *s = &ranks[m->src];
@@ -669,6 +673,7 @@ static void courier_send(struct msg *m)
 	snprintf(name, sizeof(name), "mpi-courier-%d", m->src);
 	sg_actor_t a = sg_actor_init(name, s->ram);
 	sg_actor_set_data(a, c);
+	sg_actor_set_stacksize(a, COURIER_STACK);
 	sg_actor_start(a, courier_main, 0, NULL);
 }
 
