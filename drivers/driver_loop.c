@@ -3,9 +3,9 @@
  * data to the worker's memory node, execute it through the driver, then
  * terminate it. Also the application-driven drivers (starpu_driver_*).
  *
- * An idle worker first polls for a short while (real runs only: polling
- * cannot advance simulated time; and not in a process bound to one PU,
- * where it would take the core from whoever submits: rt.workers_poll),
+ * An idle worker first polls for a short while (rt.workers_poll: real
+ * runs only, polling cannot advance simulated time; and not in a process
+ * bound to one PU, where it would take the core from whoever submits),
  * then announces itself idle and sleeps on
  * its sched_cond; see workers.h for the wake-up handshake.
  */
@@ -498,7 +498,7 @@ static int run_once(struct worker *w, int may_sleep)
 	if (!task && (drv_pipeline_progress(w, 1) || data_xfer_progress(w->memory_node, 1)))
 		return 0;
 	uint64_t idle = !task && may_sleep ? trace_stamp() : 0;
-	if (!task && may_sleep && rt.workers_poll && !os_is_simulated())
+	if (!task && may_sleep && rt.workers_poll)
 		task = poll_for_task(w, &from_poll);
 	if (!task && may_sleep)
 		task = worker_idle(w);

@@ -71,7 +71,8 @@ struct runtime
 	unsigned nworkers;
 	unsigned ncpus;
 	/* Idle workers poll a while before sleeping (drivers/driver_loop.c);
-	 * not when the process may run on one PU only (workers_setup). */
+	 * not in a simulation (polling cannot advance simulated time), nor
+	 * when the process may run on one PU only (workers_setup). */
 	int workers_poll;
 	uint32_t worker_mask;		/* STARPU_CPU | ... for the kinds present */
 	struct worker *workers;		/* array of nworkers, owned by rt */

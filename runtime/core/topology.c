@@ -141,15 +141,23 @@ void topo_binding_restore(void *saved)
 	hwloc_bitmap_free(saved);
 }
 
-/* The calling thread's binding restricted to the machine, in set; 0 if it
- * leaves out at least one PU, 1 if it covers them all (or is unknown). */
+/* The calling thread's binding restricted to the machine, in set; -1 if
+ * unknown. */
+static int thread_binding(hwloc_bitmap_t set)
+{
+	if (hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_THREAD))
+		return -1;
+	hwloc_bitmap_and(set, set, hwloc_topology_get_topology_cpuset(topo));
+	return 0;
+}
+
+/* thread_binding; 0 if it leaves out at least one PU, 1 if it covers them
+ * all (or is unknown). */
 static int read_binding(hwloc_bitmap_t set)
 {
-	hwloc_const_bitmap_t all = hwloc_topology_get_topology_cpuset(topo);
-	if (hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_THREAD))
+	if (thread_binding(set))
 		return 1;
-	hwloc_bitmap_and(set, set, all);
-	return hwloc_bitmap_iszero(set) || hwloc_bitmap_isincluded(all, set);
+	return hwloc_bitmap_iszero(set) || hwloc_bitmap_isincluded(hwloc_topology_get_topology_cpuset(topo), set);
 }
 
 int topo_binding_update(int getbind)
@@ -200,11 +208,8 @@ unsigned topo_self_npus(void)
 		return 0;
 	hwloc_bitmap_t set = hwloc_bitmap_alloc();
 	int n = 0;
-	if (set && !hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_THREAD))
-	{
-		hwloc_bitmap_and(set, set, hwloc_topology_get_topology_cpuset(topo));
+	if (set && !thread_binding(set))
 		n = hwloc_get_nbobjs_inside_cpuset_by_type(topo, set, HWLOC_OBJ_PU);
-	}
 	if (set)
 		hwloc_bitmap_free(set);
 	return n > 0 ? (unsigned) n : 0;

@@ -34,8 +34,8 @@ void worker_device_copy_activity(int starting)
 	atomic_store_explicit(&rt_devices_copying_until, until, memory_order_relaxed);
 	/* Sleeping workers poll nothing: a copy starting wakes them up to
 	 * MAX_POLLERS pollers (each wake-up a system call, once per tenth
-	 * of the window at most). */
-	if (starting)
+	 * of the window at most), where workers poll at all. */
+	if (starting && rt.workers_poll)
 		for (int k = atomic_load_explicit(&rt_npolling, memory_order_relaxed); k < MAX_POLLERS; k++)
 			worker_wake_one_idle(STARPU_NMAX_SCHED_CTXS, ~WORKER_WHERE_RESTRICTED, k + 1);
 }
@@ -91,7 +91,7 @@ int workers_setup(void)
 	 * StarPU-MPI stencil on 2 ranks of one core each: the worker polled
 	 * through its time slices while main submitted, and took its second
 	 * task 3.4 ms after it was pushed (bench/results-cluster-sim.md). */
-	rt.workers_poll = topo_self_npus() != 1;
+	rt.workers_poll = !os_is_simulated() && topo_self_npus() != 1;
 	struct device_spec devs[WORKERS_MAXDEVS];
 	int ndevs = workers_devices_setup(conf, devs, sizeof(devs) / sizeof(devs[0]));
 	if (ndevs < 0)
